@@ -1,0 +1,37 @@
+# Palimpsest: `make run` starts the whole system on the embedded default; `make test` runs every test.
+PYTHON ?= python3.11
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip --disable-pip-version-check
+STAMP  := $(VENV)/.installed
+
+.PHONY: install run test test-fast bench migrate clean-var
+
+install: $(STAMP)
+
+# torch goes first and exactly pinned: the CPU wheel is on this machine's disk, any looser spec
+# would pull several GB of CUDA wheels. A second run is quick (the stamp tracks pyproject.toml).
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q "torch==2.13.0"
+	$(PIP) install -q -e ".[test]"
+	@touch $(STAMP)
+
+run: install
+	$(VENV)/bin/palimpsest run
+
+migrate: install
+	$(VENV)/bin/palimpsest migrate
+
+test: install
+	$(PY) -m pytest -ra
+
+test-fast: install
+	$(PY) -m pytest -ra -m "not slow"
+
+bench: install
+	$(VENV)/bin/palimpsest bench locomo --limit 2
+
+clean-var:
+	rm -rf var

@@ -1,0 +1,48 @@
+"""Request dependencies: the database connection and the caller's tenant (from the Bearer key)."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from fastapi import Depends, HTTPException, Request, status
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy import Connection
+
+from app.storage import tenants
+from app.storage.db import get_engine
+from app.storage.tenants import Principal
+
+_bearer = HTTPBearer(auto_error=False, description="An API key: `Authorization: Bearer pal_...`")
+
+
+def db() -> Iterator[Connection]:
+    """One connection and one transaction per request: committed only if the handler returns."""
+    with get_engine().begin() as conn:
+        yield conn
+
+
+def principal(
+    request: Request, creds: HTTPAuthorizationCredentials | None = Depends(_bearer)
+) -> Principal:
+    if creds is None or creds.scheme.lower() != "bearer":
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing bearer API key",
+                            headers={"WWW-Authenticate": "Bearer"})
+    with get_engine().connect() as conn:
+        who = tenants.authenticate(conn, creds.credentials)
+    if who is None:
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "invalid or revoked API key",
+                            headers={"WWW-Authenticate": "Bearer"})
+    request.state.tenant_id = who.tenant_id
+    return who
+
+
+def require(scope: str):
+    def check(who: Principal = Depends(principal)) -> Principal:
+        if scope not in who.scopes and "admin" not in who.scopes:
+            raise HTTPException(status.HTTP_403_FORBIDDEN, f"this API key lacks the '{scope}' scope")
+        return who
+
+    return check
+
+
+reader = require("read")
+writer = require("write")

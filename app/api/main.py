@@ -1,0 +1,79 @@
+"""The FastAPI application: routes, error shapes, and the model warm-up at start."""
+from __future__ import annotations
+
+import threading
+from contextlib import asynccontextmanager
+
+import structlog
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DBAPIError, OperationalError
+
+from app.api.routes import conversations, events, health, query
+from app.logging import configure_logging
+
+log = structlog.get_logger(__name__)
+
+
+def _warm_model(app: FastAPI) -> None:
+    from app.models.embedder import get_embedder
+
+    try:
+        get_embedder().encode(["warm-up"])
+        app.state.model_state = "ok"
+    except Exception as exc:  # noqa: BLE001 - /readyz reports it
+        app.state.model_state = f"error: {exc}"
+        log.error("model_load_failed", error=str(exc))
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI):
+    configure_logging()
+    app.state.model_state = "loading"
+    # Load the model beside the server: /healthz answers at once, /readyz once the model is in.
+    threading.Thread(target=_warm_model, args=(app,), daemon=True, name="model-warmup").start()
+    yield
+
+
+def _field(loc: tuple) -> str:
+    # The first element says where the value came from (body, query, path); the rest is the field.
+    parts = [str(p) for p in (loc[1:] if loc and loc[0] in ("body", "query", "path", "header") else loc)]
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if p.isdigit() else (f".{p}" if out else p)
+    return out or "body"
+
+
+def create_app() -> FastAPI:
+    app = FastAPI(
+        title="Palimpsest",
+        version="0.1.0",
+        description="Memory for AI agents: every event kept verbatim, evidence reconstructed at query time.",
+        lifespan=lifespan,
+    )
+    for r in (health.router, events.router, conversations.router, query.router):
+        app.include_router(r)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [
+            {"field": _field(tuple(e.get("loc", ()))), "message": e.get("msg", ""), "type": e.get("type", "")}
+            for e in exc.errors()
+        ]
+        return JSONResponse({"error": "invalid_request", "detail": errors}, status_code=422)
+
+    @app.exception_handler(OperationalError)
+    @app.exception_handler(DBAPIError)
+    async def _db_down(_request: Request, exc: DBAPIError) -> JSONResponse:
+        if isinstance(exc, OperationalError) or exc.connection_invalidated:
+            log.warning("database_unavailable", error=str(exc.orig))
+            return JSONResponse({"error": "unavailable", "detail": "database unavailable; retry"},
+                                status_code=503, headers={"Retry-After": "2"})
+        log.error("database_error", error=str(exc.orig))
+        return JSONResponse({"error": "internal", "detail": "database error"}, status_code=500)
+
+    return app
+
+
+app = create_app()

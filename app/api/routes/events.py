@@ -1,0 +1,102 @@
+"""Ingest and read verbatim events. Thin: validation is in the schemas, logic in the writer."""
+from __future__ import annotations
+
+import base64
+import json
+from datetime import datetime
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from sqlalchemy import Connection
+
+from app.api.deps import db, reader, writer
+from app.api.schemas import EventBatch, EventBatchResult, EventOut, EventPage, EventResult
+from app.pipeline.writer import NewEvent, write_batch
+from app.settings import get_settings
+from app.storage import events as store
+from app.storage.db import get_engine
+from app.storage.events import EventRow
+from app.storage.tenants import Principal
+from workers.dispatch import enqueue
+from workers.registry import LAYERS
+
+router = APIRouter(prefix="/v1", tags=["events"])
+
+
+def event_out(row: EventRow) -> EventOut:
+    gate = None
+    if row.gate_status is not None:
+        gate = {
+            "status": row.gate_status,
+            "score": row.gate_score,
+            "novelty": row.gate_novelty,
+            "salience": row.gate_salience,
+            "prediction_error": row.gate_prediction_error,
+        }
+    return EventOut(
+        id=row.id, event_id=row.event_id, conversation_id=row.conversation_id, speaker=row.speaker,
+        recipient=row.recipient, role=row.role, content=row.content, occurred_at=row.occurred_at,
+        ingested_at=row.ingested_at, metadata=row.metadata, gate=gate,
+    )
+
+
+@router.post("/events", response_model=EventBatchResult, summary="Write a batch of events (verbatim, idempotent)")
+def post_events(batch: EventBatch, who: Principal = Depends(writer)) -> EventBatchResult:
+    s = get_settings()
+    new = [
+        NewEvent(
+            conversation_id=e.conversation_id, speaker=e.speaker, content=e.content, event_id=e.event_id,
+            recipient=e.recipient, role=e.role, occurred_at=e.occurred_at, metadata=e.metadata,
+        )
+        for e in batch.events
+    ]
+    layers = list(LAYERS)
+    # The transaction commits before any work is enqueued: a worker never sees an uncommitted event.
+    with get_engine().begin() as conn:
+        results = write_batch(conn, who.tenant_id, new, layers)
+    created = [r.id for r in results if r.status == "created"]
+    for layer in layers:
+        enqueue(layer, created, s.index_chunk_size)
+    return EventBatchResult(results=[EventResult(id=r.id, event_id=r.event_id, status=r.status) for r in results])
+
+
+@router.get("/events/{id}", response_model=EventOut, summary="Read one event")
+def get_event(id: int, who: Principal = Depends(reader), conn: Connection = Depends(db)) -> EventOut:
+    row = store.get_event(conn, who.tenant_id, id)
+    if row is None:
+        raise HTTPException(404, f"event {id} not found")
+    return event_out(row)
+
+
+def _encode_cursor(row: EventRow) -> str:
+    raw = json.dumps([row.occurred_at.isoformat(), row.id]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> tuple[datetime, int]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        at, pk = json.loads(raw)
+        return datetime.fromisoformat(at), int(pk)
+    except (ValueError, TypeError) as exc:
+        raise HTTPException(422, detail=[{"loc": ["query", "cursor"], "msg": "malformed cursor", "type": "value_error"}]) from exc
+
+
+@router.get(
+    "/conversations/{conversation_id}/events",
+    response_model=EventPage,
+    tags=["conversations"],
+    summary="A conversation's events in time order (cursor-paged)",
+)
+def list_events(
+    conversation_id: str,
+    request: Request,
+    limit: int = Query(100, ge=1, le=1000),
+    cursor: str | None = Query(None, max_length=512),
+    who: Principal = Depends(reader),
+    conn: Connection = Depends(db),
+) -> EventPage:
+    after = _decode_cursor(cursor) if cursor else None
+    rows = store.list_conversation(conn, who.tenant_id, conversation_id, limit + 1, after)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return EventPage(events=[event_out(r) for r in rows], next_cursor=_encode_cursor(rows[-1]) if more else None)

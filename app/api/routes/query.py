@@ -1,0 +1,46 @@
+"""The query endpoint: evidence for a question, fused from every enabled signal, in a token budget."""
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends
+from sqlalchemy import Connection
+
+from app.api.deps import db, reader
+from app.api.schemas import QueryIn, QueryItem, QueryOut, SignalEvidence
+from app.models.embedder import get_embedder
+from app.pipeline.query import QueryInput, run_query
+from app.pipeline.recipe import Recipe
+from app.settings import get_settings
+from app.storage.search import Scope
+from app.storage.tenants import Principal
+
+router = APIRouter(prefix="/v1", tags=["query"])
+
+
+@router.post("/query", response_model=QueryOut, summary="Retrieve evidence and a budgeted context for a question")
+def query(body: QueryIn, who: Principal = Depends(reader), conn: Connection = Depends(db)) -> QueryOut:
+    recipe = Recipe.from_settings(get_settings()).with_overrides(
+        body.pipeline.model_dump(exclude_none=True) if body.pipeline else None
+    )
+    scope = Scope(
+        tenant_id=who.tenant_id,
+        conversation_id=body.conversation_id,
+        speakers=tuple(body.speakers) if body.speakers else None,
+        start=body.time_range.start if body.time_range else None,
+        end=body.time_range.end if body.time_range else None,
+    )
+    out = run_query(conn, QueryInput(body.query, scope, body.top_k, body.token_budget), recipe, get_embedder())
+    return QueryOut(
+        items=[
+            QueryItem(
+                id=it.event.id, event_id=it.event.event_id, conversation_id=it.event.conversation_id,
+                speaker=it.event.speaker, content=it.event.content, occurred_at=it.event.occurred_at,
+                score=round(it.score, 8),
+                signals={k: SignalEvidence(rank=int(v["rank"]), score=v["score"]) for k, v in it.signals.items()},
+                in_context=it.in_context,
+            )
+            for it in out.items
+        ],
+        context=out.context,
+        context_tokens=out.context_tokens,
+        pipeline=out.recipe,
+    )

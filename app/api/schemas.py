@@ -1,0 +1,205 @@
+"""Request and response models of HTTP API v1. Unknown fields are rejected (422 naming the field)."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from app.settings import get_settings
+
+_S = get_settings()
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    # A timestamp without an offset is taken as UTC rather than the server's local zone.
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+
+
+class EventIn(Strict):
+    conversation_id: str = Field(min_length=1, max_length=_S.max_id_length, examples=["conv-26"])
+    event_id: str | None = Field(
+        default=None, min_length=1, max_length=_S.max_id_length,
+        description="Client id, unique per conversation; a retry with the same id creates nothing.",
+        examples=["D1:3"],
+    )
+    speaker: str = Field(min_length=1, max_length=_S.max_id_length, examples=["Caroline"])
+    recipient: str | None = Field(default=None, max_length=_S.max_id_length, examples=["Melanie"])
+    role: str | None = Field(default=None, max_length=64, examples=["user"])
+    content: str = Field(min_length=1, description="Stored exactly as received.",
+                         examples=["I went to a LGBTQ support group yesterday and it was so powerful."])
+    occurred_at: datetime | None = Field(default=None, description="Event time (ISO 8601); default: now.",
+                                         examples=["2023-05-08T13:56:00Z"])
+    metadata: dict[str, Any] | None = Field(default=None, examples=[{"session": 1}])
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("content must not be blank")
+        if len(v.encode("utf-8", "surrogatepass")) > _S.max_content_bytes:
+            raise ValueError(f"content is over the {_S.max_content_bytes}-byte limit")
+        if "\x00" in v:
+            raise ValueError("content must not contain NUL characters (PostgreSQL text cannot store them)")
+        return v
+
+    @field_validator("conversation_id", "event_id", "speaker", "recipient", "role")
+    @classmethod
+    def _no_nul(cls, v: str | None) -> str | None:
+        if v is not None and "\x00" in v:
+            raise ValueError("must not contain NUL characters")
+        return v
+
+    @field_validator("occurred_at")
+    @classmethod
+    def _time(cls, v: datetime | None) -> datetime | None:
+        v = _utc(v)
+        if v is not None and not (1 <= v.year <= 9999):
+            raise ValueError("occurred_at is out of range")
+        return v
+
+    @field_validator("metadata")
+    @classmethod
+    def _metadata(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        if v is None:
+            return v
+        import json
+
+        raw = json.dumps(v, ensure_ascii=False)
+        if len(raw.encode()) > _S.max_metadata_bytes:
+            raise ValueError(f"metadata is over the {_S.max_metadata_bytes}-byte limit")
+        if "\\u0000" in raw:
+            raise ValueError("metadata must not contain NUL characters")
+        return v
+
+
+class EventBatch(Strict):
+    events: list[EventIn] = Field(min_length=1, max_length=_S.max_batch_events)
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "events": [
+                        {"conversation_id": "conv-1", "event_id": "t1", "speaker": "Ana",
+                         "content": "We moved to Denver last spring.", "occurred_at": "2024-03-02T10:00:00Z"},
+                        {"conversation_id": "conv-1", "event_id": "t2", "speaker": "Ben",
+                         "content": "How do you like the mountains?", "occurred_at": "2024-03-02T10:01:00Z"},
+                    ]
+                }
+            ]
+        },
+    )
+
+
+class EventResult(BaseModel):
+    id: int
+    event_id: str | None
+    status: str = Field(description="created, or duplicate (a retry; the existing row is returned)")
+
+
+class EventBatchResult(BaseModel):
+    results: list[EventResult]
+
+
+class EventOut(BaseModel):
+    id: int
+    event_id: str | None
+    conversation_id: str
+    speaker: str
+    recipient: str | None
+    role: str | None
+    content: str
+    occurred_at: datetime
+    ingested_at: datetime
+    metadata: dict[str, Any]
+    gate: dict[str, Any] | None = None
+
+
+class EventPage(BaseModel):
+    events: list[EventOut]
+    next_cursor: str | None = Field(description="Pass as ?cursor= for the next page; null at the end.")
+
+
+class ConversationStatus(BaseModel):
+    conversation_id: str
+    events: int
+    pending: dict[str, int] = Field(description="Per background layer, events still waiting for it.")
+
+
+class TimeRange(Strict):
+    start: datetime | None = None
+    end: datetime | None = None
+
+    @model_validator(mode="after")
+    def _order(self) -> "TimeRange":
+        self.start, self.end = _utc(self.start), _utc(self.end)
+        if self.start and self.end and self.start > self.end:
+            raise ValueError("time_range.start is after time_range.end")
+        return self
+
+
+class PipelineOptions(Strict):
+    """Per-request switches and weights for the retrieval stages (unset = the server's setting)."""
+
+    lexical: bool | None = None
+    dense: bool | None = None
+    lexical_weight: float | None = Field(default=None, ge=0, le=100)
+    dense_weight: float | None = Field(default=None, ge=0, le=100)
+    rrf_k: int | None = Field(default=None, ge=1, le=1000)
+    candidate_pool: int | None = Field(default=None, ge=1, le=1000)
+
+
+class QueryIn(Strict):
+    query: str = Field(min_length=1, max_length=_S.max_query_chars, examples=["Where does Ana live now?"])
+    conversation_id: str | None = Field(default=None, max_length=_S.max_id_length, examples=["conv-1"])
+    top_k: int = Field(default=_S.default_top_k, ge=1, le=_S.max_top_k)
+    token_budget: int = Field(default=_S.default_token_budget, ge=1, le=_S.max_token_budget)
+    speakers: list[str] | None = Field(default=None, max_length=100)
+    time_range: TimeRange | None = None
+    pipeline: PipelineOptions | None = None
+
+    @field_validator("query")
+    @classmethod
+    def _query(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("query must not be blank")
+        if "\x00" in v:
+            raise ValueError("query must not contain NUL characters")
+        return v
+
+
+class SignalEvidence(BaseModel):
+    rank: int
+    score: float
+
+
+class QueryItem(BaseModel):
+    id: int
+    event_id: str | None
+    conversation_id: str
+    speaker: str
+    content: str
+    occurred_at: datetime
+    score: float = Field(description="Fused score (weighted reciprocal rank fusion).")
+    signals: dict[str, SignalEvidence] = Field(description="Per signal that found the item: its rank and raw score.")
+    in_context: bool = Field(description="Whether the item is part of `context`.")
+
+
+class QueryOut(BaseModel):
+    items: list[QueryItem]
+    context: str
+    context_tokens: int
+    pipeline: dict[str, Any]
+
+
+class ErrorOut(BaseModel):
+    error: str
+    detail: Any = None

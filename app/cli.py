@@ -1,0 +1,192 @@
+"""The `palimpsest` command line (typer)."""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import typer
+
+from app.settings import get_settings
+
+app = typer.Typer(help="Palimpsest: a memory service for AI agents.", no_args_is_help=True)
+tenants_app = typer.Typer(help="Tenants and API keys.", no_args_is_help=True)
+app.add_typer(tenants_app, name="tenants")
+
+try:  # the benchmark harness is an optional part of the distribution
+    from bench.cli import bench_app
+
+    app.add_typer(bench_app, name="bench")
+except ImportError:  # pragma: no cover
+    pass
+
+
+def _dev_key(var_dir: Path) -> str:
+    """The bootstrap key if set, else a dev key generated once and kept under var/."""
+    s = get_settings()
+    if s.bootstrap_api_key:
+        return s.bootstrap_api_key
+    from app.storage.tenants import new_key
+
+    path = var_dir / "dev-api-key"
+    if path.exists():
+        return path.read_text().strip()
+    var_dir.mkdir(parents=True, exist_ok=True)
+    key = new_key()
+    path.write_text(key + "\n")
+    path.chmod(0o600)
+    return key
+
+
+@app.command()
+def run(
+    host: str = typer.Option(None, help="API host (default: PALIMPSEST_HOST)"),
+    port: int = typer.Option(None, help="API port (default: PALIMPSEST_PORT)"),
+    workers: int = typer.Option(1, help="Celery worker processes"),
+) -> None:
+    """Start the whole system: API, Celery worker, beat and Flower (embedded services by default)."""
+    from app.embedded import ServiceStack, stop_postgres, stop_redis
+
+    s = get_settings()
+    var_dir = s.var_dir.resolve()
+    key = _dev_key(var_dir)
+    embedded_db, embedded_redis = not s.database_url, not s.redis_url
+    stack = ServiceStack(
+        var_dir=var_dir, host=host or s.host, port=port or s.port, api_key=key,
+        database_url=s.database_url, redis_url=s.redis_url, beat=True, flower=True,
+        flower_port=s.flower_port, worker_concurrency=workers, log_dir=var_dir / "logs",
+    )
+    stopping = False
+
+    def _stop(*_args) -> None:
+        nonlocal stopping
+        if stopping:
+            return
+        stopping = True
+        typer.echo("\nStopping...")
+        stack.stop()
+        if embedded_redis:
+            stop_redis(var_dir)
+        if embedded_db:
+            stop_postgres(var_dir)
+        typer.echo("Stopped. Data is kept under " + str(var_dir))
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        stack.start()
+        base = stack.base_url
+        typer.echo(
+            "\nPalimpsest is running.\n"
+            f"  API:      {base}\n"
+            f"  Docs:     {base}/docs\n"
+            f"  Flower:   http://{stack.host}:{stack.flower_port}\n"
+            f"  Logs:     {var_dir / 'logs'}\n"
+            f"  Dev API key (tenant 'dev'): {key}\n\n"
+            f"  curl -H 'Authorization: Bearer {key}' {base}/v1/conversations/demo/status\n\n"
+            "Press Ctrl-C to stop."
+        )
+        while True:
+            for name, proc in stack.procs.items():
+                if proc.poll() is not None:
+                    typer.echo(f"{name} exited with {proc.returncode}; see {var_dir / 'logs' / (name + '.log')}")
+                    _stop()
+            time.sleep(1)
+    except KeyboardInterrupt:
+        _stop()
+    except Exception:
+        stack.stop()
+        raise
+
+
+@app.command()
+def migrate() -> None:
+    """Apply database migrations (Alembic) up to the newest revision."""
+    from app.storage.db import database_url
+    from app.storage.migrate import upgrade
+
+    upgrade(database_url())
+    typer.echo("database is at the newest revision")
+
+
+@app.command()
+def serve(host: str = typer.Option(None), port: int = typer.Option(None)) -> None:
+    """Run only the API server (uvicorn), on the configured services."""
+    import uvicorn
+
+    s = get_settings()
+    uvicorn.run("app.api.main:app", host=host or s.host, port=port or s.port, proxy_headers=True)
+
+
+def _celery(*args: str) -> None:
+    os.execvp(sys.executable, [sys.executable, "-m", "celery", "-A", "workers.celery_app", *args])
+
+
+@app.command()
+def worker(concurrency: int = typer.Option(1, help="worker processes")) -> None:
+    """Run a Celery worker."""
+    _celery("worker", "--loglevel", "INFO", "--concurrency", str(concurrency), "-E")
+
+
+@app.command()
+def beat() -> None:
+    """Run Celery beat (the outbox sweeper's clock)."""
+    s = get_settings()
+    s.var_dir.mkdir(parents=True, exist_ok=True)
+    _celery("beat", "--loglevel", "INFO", "-s", str(s.var_dir / "celerybeat-schedule"))
+
+
+@app.command()
+def flower() -> None:
+    """Run the Flower worker dashboard."""
+    s = get_settings()
+    _celery("flower", f"--port={s.flower_port}", f"--address={s.host}")
+
+
+@tenants_app.command("create")
+def tenants_create(
+    name: str,
+    scopes: str = typer.Option("read,write", help="comma-separated: read, write, admin"),
+) -> None:
+    """Create a tenant (or reuse it) and print a new API key for it, once."""
+    from app.storage import tenants
+    from app.storage.db import transaction
+
+    wanted = tuple(x.strip() for x in scopes.split(",") if x.strip())
+    bad = [x for x in wanted if x not in tenants.ALL_SCOPES]
+    if bad:
+        raise typer.BadParameter(f"unknown scope(s): {', '.join(bad)}")
+    with transaction() as conn:
+        tenant_id = tenants.create_tenant(conn, name)
+        key = tenants.create_key(conn, tenant_id, name=f"{name} key", scopes=wanted)
+    typer.echo(f"tenant {name} (id {tenant_id})\nAPI key (shown once): {key}")
+
+
+@tenants_app.command("list")
+def tenants_list() -> None:
+    """List tenants."""
+    from app.storage import tenants
+    from app.storage.db import connect
+
+    with connect() as conn:
+        for tid, name in tenants.list_tenants(conn):
+            typer.echo(f"{tid}\t{name}")
+
+
+@tenants_app.command("revoke-key")
+def revoke_key(key_or_prefix: str) -> None:
+    """Revoke an API key (give the key or its prefix); it is refused from the next request on."""
+    from app.storage import tenants
+    from app.storage.db import transaction
+
+    prefix = tenants.split_key(key_or_prefix) or key_or_prefix
+    with transaction() as conn:
+        ok = tenants.revoke_key(conn, prefix)
+    typer.echo("revoked" if ok else "no active key with that prefix")
+    raise typer.Exit(0 if ok else 1)
+
+
+def main() -> None:
+    app()

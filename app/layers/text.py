@@ -1,0 +1,165 @@
+"""Shared, dependency-free text rules: tokens, sentences, capitalised spans, numbers, markers.
+
+Every layer that needs "named things", "numbers" or "emotion markers" reads them from here, so
+the gate, the surprise index, the engrams and the graph agree on what those words mean.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’&\-]*[A-Za-z]|[A-Za-z]|\d+(?:[.,:/]\d+)*(?:st|nd|rd|th|s|k|%)?")
+_SENT_SPLIT_RE = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|\n+")
+EMOJI_RE = re.compile(
+    "[\U0001F300-\U0001FAFF\U0001F000-\U0001F2FF\u2600-\u27BF\u2B00-\u2BFF]|(?<!\\w)(?::-?[)(DPp]|;-?\\)|<3)"
+)
+DIGIT_RE = re.compile(r"\d")
+
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are aren't as at be because been before
+    being below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't
+    down during each few for from further get got had hadn't has hasn't have haven't having he he'd he'll
+    he's her here here's hers herself him himself his how how's i i'd i'll i'm i've if in into is isn't it
+    it's its itself just let's like me more most mustn't my myself no nor not now of off on once only or
+    other ought our ours ourselves out over own really same shan't she she'd she'll she's should shouldn't
+    so some such than that that's the their theirs them themselves then there there's these they they'd
+    they'll they're they've this those through to too under until up very was wasn't we we'd we'll we're
+    we've were weren't what what's when when's where where's which while who who's whom why why's will
+    with won't would wouldn't you you'd you'll you're you've your yours yourself yourselves yeah yes oh ok
+    okay hey hi hello wow thanks thank lol haha hahaha um uh hmm well gonna wanna kinda sorta lot lots
+    thing things stuff something anything everything one ones much many way even still always never
+    ever yet since though although super pretty quite bit sure definitely totally absolutely glad""".split()
+)
+
+# Sentence starters and interjections: capitalised only because they open a sentence or a greeting.
+NOT_NAMES = STOPWORDS | frozenset(
+    """hey hi hello wow thanks thank yeah yes no oh ok okay well so and but the that this it what
+    congrats congratulations awesome great cool nice sorry please good love lol omg haha yep nope sure
+    wait anyway also maybe hopefully honestly actually really totally absolutely definitely dear
+    i i'm i've i'd i'll im ive tv lgbt mr mrs ms dr st""".split()
+)
+
+MONTHS = (
+    "january february march april may june july august september october november december".split()
+)
+MONTH_ABBR = {m[:3]: i + 1 for i, m in enumerate(MONTHS)} | {"sept": 9}
+WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
+CALENDAR_WORDS = frozenset(MONTHS + WEEKDAYS + list(MONTH_ABBR))
+
+NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
+    "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+    "hundred": 100, "thousand": 1000, "dozen": 12, "a": 1, "an": 1, "couple": 2, "few": 3, "several": 3,
+}
+
+EMOTION_WORDS = frozenset(
+    """love loved loving hate hated happy happier happiest sad sadder excited exciting thrilled scared
+    afraid fear worried worry anxious anxiety angry mad upset grateful thankful proud stressed stress
+    devastated heartbroken amazing awesome terrible awful horrible overwhelmed lonely nervous miss
+    missed cry cried crying tears joy joyful blessed frustrated frustrating annoyed disappointed
+    depressed depression hurt pain painful furious ecstatic delighted relieved hopeful inspired
+    inspiring moved touched emotional passionate""".split()
+)
+
+
+def words(text: str) -> list[str]:
+    return WORD_RE.findall(text)
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased words that carry topic: no stop words, no one-letter tokens."""
+    return [w.lower() for w in words(text) if len(w) > 2 and w.lower() not in STOPWORDS and not w[0].isdigit()]
+
+
+def split_sentences(text: str) -> list[str]:
+    parts = (p.strip() for p in _SENT_SPLIT_RE.split(text))
+    return [p for p in parts if p and any(c.isalnum() for c in p)]
+
+
+def norm_name(name: str) -> str:
+    """The key two surface forms share when they name the same thing ("The Louvre's" ~ "louvre")."""
+    s = name.lower().replace("’", "'").strip(" .,!?;:'\"()[]")
+    s = re.sub(r"'s$", "", s)
+    s = re.sub(r"^(the|a|an|my|our|his|her|their)\s+", "", s)
+    return re.sub(r"\s+", " ", s).strip()
+
+
+_TOKEN_SPAN_RE = re.compile(r"[A-Za-z][A-Za-z0-9'’&\.\-]*|\S")
+_CONNECTORS = frozenset({"of", "the", "de", "and", "&", "for", "on"})
+
+
+def _is_cap(tok: str) -> bool:
+    return tok[:1].isupper() and tok[:1].isalpha()
+
+
+def _clean_tok(tok: str) -> str:
+    tok = tok.rstrip(".")
+    return re.sub(r"['’]s$", "", tok)
+
+
+@lru_cache(maxsize=65536)
+def _spans_cached(text: str, known: frozenset[str]) -> tuple[str, ...]:
+    out: list[str] = []
+    for sent in split_sentences(text):
+        toks = _TOKEN_SPAN_RE.findall(sent)
+        i, n = 0, len(toks)
+        # The first alphabetic token of the sentence is capitalised by grammar, not by name.
+        first_alpha = next((k for k, t in enumerate(toks) if t[:1].isalpha()), -1)
+        while i < n:
+            tok = toks[i]
+            if not _is_cap(tok) or _clean_tok(tok).lower() in NOT_NAMES or _clean_tok(tok).lower() in CALENDAR_WORDS:
+                i += 1
+                continue
+            j = i + 1
+            while j < n:
+                if _is_cap(toks[j]) and _clean_tok(toks[j]).lower() not in CALENDAR_WORDS and _clean_tok(toks[j]).lower() not in {"i", "i'm"}:
+                    j += 1
+                elif (toks[j].lower() in _CONNECTORS and j + 1 < n and _is_cap(toks[j + 1])
+                      and _clean_tok(toks[j + 1]).lower() not in NOT_NAMES):
+                    j += 2
+                else:
+                    break
+            span_toks = [_clean_tok(t) for t in toks[i:j]]
+            while span_toks and span_toks[-1].lower() in _CONNECTORS:
+                span_toks.pop()
+            span = " ".join(span_toks)
+            initial = i == first_alpha
+            if span and (not initial or j - i > 1 or norm_name(span) in known):
+                out.append(span)
+            i = j
+    return tuple(out)
+
+
+def capitalised_spans(text: str, known: frozenset[str] = frozenset()) -> list[str]:
+    """Named things: runs of capitalised tokens ("Grand Canyon", "University of Michigan").
+
+    A sentence-initial word counts only when it starts a multi-word run or is a name already known
+    (`known` holds normalised names, e.g. the speakers), since grammar capitalises every first word.
+    """
+    return list(_spans_cached(text, known))
+
+
+def numbers_in(text: str) -> list[str]:
+    """Digit tokens and number words (not "a"/"an": too common to be a fact)."""
+    out = [w for w in words(text) if DIGIT_RE.search(w)]
+    out += [w.lower() for w in words(text) if w.lower() in NUMBER_WORDS and w.lower() not in {"a", "an", "few", "couple", "several"}]
+    return out
+
+
+def calendar_words_in(text: str) -> list[str]:
+    return [w.lower() for w in words(text) if w.lower() in MONTHS or w.lower() in WEEKDAYS]
+
+
+def emotion_markers(text: str) -> int:
+    """Emotion words, exclamation runs and emoji: a count, not a sentiment."""
+    low = [w.lower() for w in words(text)]
+    return sum(w in EMOTION_WORDS for w in low) + len(re.findall(r"!+", text)) + len(EMOJI_RE.findall(text))
+
+
+def parse_number(word: str) -> int | None:
+    w = word.lower().strip()
+    if w.isdigit():
+        return int(w)
+    return NUMBER_WORDS.get(w)

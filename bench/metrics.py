@@ -1,0 +1,133 @@
+"""Retrieval metrics: pure functions over ranked event ids, gold ids and context membership.
+
+Per question: `rank_metrics` (r@k, all@k, mrr) and `evidence_recall` (er@budget). Then
+`aggregate` averages per-question records per category and over groups of categories.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+
+def budget_label(budget: int) -> str:
+    """512 -> "512", 1000 -> "1k", 2000 -> "2k", 1500 -> "1500"."""
+    return f"{budget // 1000}k" if budget >= 1000 and budget % 1000 == 0 else str(budget)
+
+
+def er_key(budget: int) -> str:
+    return f"er@{budget_label(budget)}"
+
+
+def ctx_key(budget: int) -> str:
+    return f"ctx@{budget_label(budget)}"
+
+
+def first_gold_rank(ranked: Sequence[str], gold: Iterable[str]) -> int | None:
+    """1-based rank of the first gold id in `ranked`, or None."""
+    g = set(gold)
+    for i, eid in enumerate(ranked, 1):
+        if eid in g:
+            return i
+    return None
+
+
+def recall_any(ranked: Sequence[str], gold: Iterable[str], k: int) -> float:
+    """1.0 when at least one gold id is among the first k, else 0.0 (0.0 when there is no gold)."""
+    g = set(gold)
+    return 1.0 if g and any(eid in g for eid in ranked[:k]) else 0.0
+
+
+def recall_all(ranked: Sequence[str], gold: Iterable[str], k: int) -> float:
+    """1.0 when every gold id is among the first k, else 0.0 (0.0 when there is no gold)."""
+    g = set(gold)
+    return 1.0 if g and g.issubset(ranked[:k]) else 0.0
+
+
+def reciprocal_rank(ranked: Sequence[str], gold: Iterable[str]) -> float:
+    r = first_gold_rank(ranked, gold)
+    return 1.0 / r if r else 0.0
+
+
+def rank_metrics(ranked: Sequence[str], gold: Iterable[str], ks: Sequence[int] = (5, 10),
+                 all_k: int = 10) -> dict[str, float]:
+    """r@k for each k, all@all_k and mrr for one question. `ranked` is what the system returned."""
+    gold = list(gold)
+    ranked = list(ranked)
+    out = {f"r@{k}": recall_any(ranked, gold, k) for k in ks}
+    out[f"all@{all_k}"] = recall_all(ranked, gold, all_k)
+    out["mrr"] = reciprocal_rank(ranked, gold)
+    return out
+
+
+def evidence_recall(in_context: Iterable[str], gold: Iterable[str]) -> float:
+    """Fraction of the (distinct) gold ids present in the context; 0.0 when there is no gold."""
+    g = set(gold)
+    if not g:
+        return 0.0
+    return len(g & set(in_context)) / len(g)
+
+
+def pack_by_budget(ranked: Sequence[str], tokens: Mapping[str, int], budget: int,
+                   separator_tokens: int = 0) -> tuple[list[str], int]:
+    """A plain baseline's context: take ids in rank order while the running token total stays within
+    `budget`; stop at the first one that does not fit. Returns (ids included, tokens used).
+
+    `separator_tokens` is what joining two rendered turns costs (0 for a newline with a word-piece
+    tokenizer, which treats it as whitespace)."""
+    chosen: list[str] = []
+    used = 0
+    for eid in ranked:
+        cost = tokens[eid] + (separator_tokens if chosen else 0)
+        if used + cost > budget:
+            break
+        chosen.append(eid)
+        used += cost
+    return chosen, used
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    """Linear-interpolated percentile (p in 0..100), like numpy's default; nan for no values."""
+    xs = sorted(values)
+    if not xs:
+        return math.nan
+    if len(xs) == 1:
+        return float(xs[0])
+    pos = (len(xs) - 1) * p / 100.0
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return float(xs[lo] + (xs[hi] - xs[lo]) * (pos - lo))
+
+
+def mean(values: Iterable[float]) -> float:
+    xs = [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    return sum(xs) / len(xs) if xs else math.nan
+
+
+def aggregate(records: Sequence[Mapping[str, Any]], metric_keys: Sequence[str],
+              apart: Sequence[str] = (), category_key: str = "category") -> dict[str, dict[str, float]]:
+    """Mean of each metric per category, then `overall` (every category not in `apart`) and, when
+    some categories are set apart, `all` (every record). Each row also has `n`.
+
+    Records are one per scored question: dicts with the category and the metric values."""
+    cats: dict[str, list[Mapping[str, Any]]] = {}
+    for r in records:
+        cats.setdefault(str(r[category_key]), []).append(r)
+
+    def row(rs: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        out: dict[str, float] = {"n": len(rs)}
+        for k in metric_keys:
+            out[k] = mean(r[k] for r in rs if k in r)
+        return out
+
+    result = {c: row(rs) for c, rs in sorted(cats.items())}
+    result["overall"] = row([r for r in records if str(r[category_key]) not in apart])
+    if apart:
+        result["all"] = row(list(records))
+    return result
+
+
+def abstain_rate(responses: Iterable[Mapping[str, Any]]) -> float:
+    """How often a query response abstained: `"abstain": true`, or no items at all."""
+    flags = [bool(r.get("abstain", False)) or not r.get("items") for r in responses]
+    return sum(flags) / len(flags) if flags else math.nan

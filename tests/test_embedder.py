@@ -1,0 +1,25 @@
+"""The embedder loads from a local path (a setting) and counts tokens exactly."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app.models.embedder import Embedder
+
+
+def test_embeddings_are_normalised_and_meaningful(embedder):
+    v = embedder.encode(["The cat sat on the mat.", "A kitten rested on the rug.", "Quarterly tax filing deadline."])
+    assert v.shape == (3, 384) and v.dtype == np.float32
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-4)
+    assert v[0] @ v[1] > v[0] @ v[2] + 0.2
+
+
+def test_token_counts(embedder):
+    assert embedder.count_tokens("hello world") == 2
+    assert embedder.count_tokens("") == 0
+    assert embedder.count_tokens_batch(["hello world", "a b c"]) == [2, 3]
+
+
+def test_missing_model_path_fails_loudly(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        Embedder(str(tmp_path), "nothing-here")

@@ -1,0 +1,79 @@
+"""Pure stage functions on hand-made data: writer planning, weighted RRF, budgeted assembly."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app.pipeline.assemble import ContextItem, assemble, render_line
+from app.pipeline.fusion import weighted_rrf
+from app.pipeline.writer import NewEvent, plan_batch
+
+
+def ev(conv: str, eid: str | None) -> NewEvent:
+    return NewEvent(conversation_id=conv, speaker="a", content="x", event_id=eid)
+
+
+def test_plan_batch_writes_each_client_id_once():
+    batch = [ev("c", "1"), ev("c", "2"), ev("c", "1"), ev("d", "1"), ev("c", None), ev("c", None)]
+    to_write, repeats = plan_batch(batch)
+    assert to_write == [0, 1, 3, 4, 5]  # same id in another conversation is another event
+    assert repeats == {2: 0}
+
+
+def test_rrf_rewards_agreement_between_signals():
+    fused = weighted_rrf({"lexical": [1, 2, 3], "dense": [3, 4, 1]}, k=60)
+    ids = [d for d, _ in fused]
+    assert ids[:2] == [1, 3]  # found by both signals
+    assert abs(dict(fused)[1] - (1 / 61 + 1 / 63)) < 1e-12
+
+
+def test_rrf_weights_and_switched_off_signal():
+    fused = weighted_rrf({"lexical": [1], "dense": [2]}, {"lexical": 0.5, "dense": 2.0}, k=60)
+    assert [d for d, _ in fused] == [2, 1]
+    only_dense = weighted_rrf({"lexical": [1], "dense": [2]}, {"lexical": 0.0, "dense": 1.0})
+    assert [d for d, _ in only_dense] == [2]
+
+
+@given(st.lists(st.integers(0, 50), unique=True, max_size=20), st.lists(st.integers(0, 50), unique=True, max_size=20))
+def test_rrf_is_a_sorted_union(a, b):
+    fused = weighted_rrf({"x": a, "y": b})
+    assert {d for d, _ in fused} == set(a) | set(b)
+    scores = [s for _, s in fused]
+    assert scores == sorted(scores, reverse=True)
+
+
+def _items(n: int) -> list[ContextItem]:
+    t0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    # ranked best first, but occurring in reverse order of rank
+    return [ContextItem(i, "Ana", f"message number {i} " + "word " * i, t0 - timedelta(minutes=i)) for i in range(n)]
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def test_assemble_respects_budget_and_orders_by_time():
+    items = _items(6)
+    costs = [words(render_line(it)) for it in items]
+    budget = costs[0] + costs[1] + costs[3]
+    ctx = assemble(items, budget, words)
+    assert ctx.tokens <= budget
+    assert ctx.tokens == words(ctx.text)
+    assert 0 in ctx.included and 1 in ctx.included
+    lines = ctx.text.splitlines()
+    assert lines == sorted(lines)  # timestamps first: time order
+
+
+def test_assemble_skips_an_item_too_long_and_keeps_shorter_ones():
+    t = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    long = ContextItem(1, "A", "long " * 100, t)
+    short = ContextItem(2, "B", "short", t)
+    ctx = assemble([long, short], 20, words)
+    assert ctx.included == frozenset({2})
+
+
+def test_assemble_empty_budget_returns_nothing():
+    ctx = assemble(_items(3), 1, words)
+    assert ctx.text == "" and ctx.tokens == 0 and not ctx.included

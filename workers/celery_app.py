@@ -1,0 +1,55 @@
+"""The Celery application: Redis broker, late acks, retries with backoff, a beat sweeper."""
+from __future__ import annotations
+
+from celery import Celery
+from celery.signals import setup_logging, worker_process_init
+
+from app.settings import get_settings
+
+
+def broker_url() -> str:
+    s = get_settings()
+    if s.redis_url:
+        return s.redis_url
+    from app.embedded import ensure_redis
+
+    return ensure_redis(s.var_dir)
+
+
+def make_celery() -> Celery:
+    s = get_settings()
+    app = Celery("palimpsest", broker=broker_url(), include=["workers.embed", "workers.sweep"])
+    app.conf.update(
+        task_acks_late=True,  # a task killed mid-way is redelivered, not lost
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_ignore_result=True,
+        task_serializer="json",
+        accept_content=["json"],
+        broker_connection_retry_on_startup=True,
+        broker_transport_options={"visibility_timeout": 3600, "socket_connect_timeout": 2, "socket_timeout": 5},
+        task_default_queue="palimpsest",
+        worker_hijack_root_logger=False,
+        beat_schedule={
+            "sweep-outbox": {"task": "palimpsest.sweep", "schedule": s.sweep_interval_s},
+        },
+    )
+    return app
+
+
+celery = make_celery()
+
+
+@setup_logging.connect
+def _logging(**_kwargs) -> None:  # keep Celery from replacing our structlog configuration
+    from app.logging import configure_logging
+
+    configure_logging()
+
+
+@worker_process_init.connect
+def _fresh_engine(**_kwargs) -> None:
+    # A forked child must not reuse the parent's pooled connections.
+    from app.storage.db import get_engine
+
+    get_engine.cache_clear()

@@ -1,0 +1,31 @@
+"""Enqueue background work by task name (the API need not import the task code).
+
+Publishing is best effort: if the broker is down the event is still committed with its outbox
+row, and the beat sweeper enqueues it once the broker is back.
+"""
+from __future__ import annotations
+
+import structlog
+
+from workers.registry import LAYERS
+
+log = structlog.get_logger(__name__)
+
+
+def chunks(items: list[int], size: int) -> list[list[int]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def enqueue(layer: str, pks: list[int], chunk_size: int) -> int:
+    """Send one task per chunk; returns how many chunks were sent (0 if the broker is unreachable)."""
+    from workers.celery_app import celery
+
+    sent = 0
+    for chunk in chunks(pks, chunk_size):
+        try:
+            celery.send_task(LAYERS[layer], args=[chunk], retry=False)
+            sent += 1
+        except Exception as exc:  # noqa: BLE001 - any broker failure leaves the work to the sweeper
+            log.warning("enqueue_failed", layer=layer, events=len(chunk), error=str(exc))
+            break
+    return sent
