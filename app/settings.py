@@ -52,6 +52,11 @@ class Settings(BaseSettings):
     max_content_bytes: int = 64 * 1024
     max_metadata_bytes: int = 16 * 1024
     max_id_length: int = 256
+    max_body_bytes: int = 8 * 1024 * 1024
+    max_metadata_depth: int = 32
+
+    # --- rate limits (per API key, fixed one-minute windows in Redis; 0 = off)
+    rate_limit_per_minute: int = 6000
 
     # --- models
     embedding_model_path: str = Field(default_factory=_default_model_path)

@@ -7,6 +7,8 @@ from fastapi import Depends, HTTPException, Request, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy import Connection
 
+from app.api.limits import check_rate
+from app.settings import get_settings
 from app.storage import tenants
 from app.storage.db import get_engine
 from app.storage.tenants import Principal
@@ -32,6 +34,10 @@ def principal(
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "invalid or revoked API key",
                             headers={"WWW-Authenticate": "Bearer"})
     request.state.tenant_id = who.tenant_id
+    wait = check_rate(who.key_id, get_settings().rate_limit_per_minute)
+    if wait is not None:
+        raise HTTPException(status.HTTP_429_TOO_MANY_REQUESTS, "rate limit exceeded for this API key",
+                            headers={"Retry-After": str(wait)})
     return who
 
 

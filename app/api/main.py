@@ -8,10 +8,13 @@ import structlog
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from app.api.routes import conversations, events, health, query
+from app.api.limits import BodySizeLimit
 from app.logging import configure_logging
+from app.settings import get_settings
 
 log = structlog.get_logger(__name__)
 
@@ -52,7 +55,8 @@ def create_app() -> FastAPI:
         description="Memory for AI agents: every event kept verbatim, evidence reconstructed at query time.",
         lifespan=lifespan,
     )
-    for r in (health.router, events.router, conversations.router, query.router):
+    app.add_middleware(BodySizeLimit, max_bytes=get_settings().max_body_bytes)
+    for r in (health.router, events.router, conversations.router, conversations.speakers_router, query.router):
         app.include_router(r)
 
     @app.exception_handler(RequestValidationError)
@@ -62,6 +66,15 @@ def create_app() -> FastAPI:
             for e in exc.errors()
         ]
         return JSONResponse({"error": "invalid_request", "detail": errors}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # One error shape everywhere: {"error": ..., "detail": ...}
+        codes = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
+                 409: "conflict", 413: "payload_too_large", 422: "invalid_request", 429: "rate_limited",
+                 503: "unavailable"}
+        return JSONResponse({"error": codes.get(exc.status_code, "error"), "detail": exc.detail},
+                            status_code=exc.status_code, headers=getattr(exc, "headers", None))
 
     @app.exception_handler(OperationalError)
     @app.exception_handler(DBAPIError)

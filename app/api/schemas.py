@@ -22,6 +22,19 @@ def _utc(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
 
 
+def _depth(value: Any, limit: int = 1000) -> int:
+    """Nesting depth of a JSON value, iteratively (a recursive walk could itself overflow)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, d = stack.pop()
+        deepest = max(deepest, d)
+        if d > limit:
+            break
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        stack.extend((c, d + 1) for c in children)
+    return deepest
+
+
 class EventIn(Strict):
     conversation_id: str = Field(min_length=1, max_length=_S.max_id_length, examples=["conv-26"])
     event_id: str | None = Field(
@@ -71,6 +84,8 @@ class EventIn(Strict):
             return v
         import json
 
+        if _depth(v) > _S.max_metadata_depth:
+            raise ValueError(f"metadata is nested deeper than {_S.max_metadata_depth} levels")
         raw = json.dumps(v, ensure_ascii=False)
         if len(raw.encode()) > _S.max_metadata_bytes:
             raise ValueError(f"metadata is over the {_S.max_metadata_bytes}-byte limit")

@@ -159,3 +159,26 @@ def conversation_status(conn: Connection, tenant_id: int, conversation_id: str) 
         .group_by(IndexingState.layer)
     )
     return events, {r.layer: r.pending for r in res}
+
+
+def delete_conversation(conn: Connection, tenant_id: int, conversation_id: str) -> int:
+    """Delete a conversation's events; embeddings, outbox rows and derived rows go by cascade."""
+    res = conn.execute(
+        Event.__table__.delete().where(Event.tenant_id == tenant_id, Event.conversation_id == conversation_id)
+    )
+    return res.rowcount
+
+
+def delete_speaker(conn: Connection, tenant_id: int, speaker: str) -> tuple[int, list[str]]:
+    """Delete every event a speaker wrote, in every conversation of the tenant.
+
+    Returns the count and the conversations touched (their conversation-level layers must be
+    rebuilt without the deleted events).
+    """
+    res = conn.execute(
+        Event.__table__.delete()
+        .where(Event.tenant_id == tenant_id, Event.speaker == speaker)
+        .returning(Event.conversation_id)
+    )
+    convs = [r[0] for r in res]
+    return len(convs), sorted(set(convs))

@@ -1,10 +1,10 @@
 """Per-conversation views of the background work."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, HTTPException
 from sqlalchemy import Connection
 
-from app.api.deps import db, reader
+from app.api.deps import db, reader, writer
 from app.api.schemas import ConversationStatus
 from app.storage import events as store
 from app.storage.tenants import Principal
@@ -19,3 +19,22 @@ def status(conversation_id: str, who: Principal = Depends(reader), conn: Connect
     return ConversationStatus(
         conversation_id=conversation_id, events=events, pending={layer: pending.get(layer, 0) for layer in LAYERS}
     )
+
+
+@router.delete("/{conversation_id}", summary="Forget a conversation: its events and everything derived from them")
+def delete_conversation(conversation_id: str, who: Principal = Depends(writer), conn: Connection = Depends(db)) -> dict:
+    n = store.delete_conversation(conn, who.tenant_id, conversation_id)
+    if n == 0:
+        raise HTTPException(404, f"conversation {conversation_id!r} not found")
+    return {"deleted_events": n}
+
+
+speakers_router = APIRouter(prefix="/v1/speakers", tags=["conversations"])
+
+
+@speakers_router.delete("/{speaker}", summary="Forget a speaker: every event they wrote and what was derived")
+def delete_speaker(speaker: str, who: Principal = Depends(writer), conn: Connection = Depends(db)) -> dict:
+    n, conversations = store.delete_speaker(conn, who.tenant_id, speaker)
+    if n == 0:
+        raise HTTPException(404, f"speaker {speaker!r} not found")
+    return {"deleted_events": n, "conversations": conversations}

@@ -1,0 +1,72 @@
+"""Backup and restore of a tenant's verbatim events as JSON Lines.
+
+Only the verbatim log is needed: every derived layer is rebuilt from it by the workers after an
+import (the writer leaves an outbox row per event and layer).
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, select
+
+from app.pipeline.writer import NewEvent, WriteResult, write_batch
+from app.storage.models import Event
+
+EXPORT_FIELDS = ("conversation_id", "event_id", "speaker", "recipient", "role", "content", "occurred_at", "metadata")
+
+
+def export_events(conn: Connection, tenant_id: int, batch: int = 1000) -> Iterator[dict[str, Any]]:
+    """The tenant's events in (conversation, time) order, streamed by keyset pagination."""
+    last: tuple[str, datetime, int] | None = None
+    while True:
+        q = select(
+            Event.id, Event.conversation_id, Event.event_id, Event.speaker, Event.recipient, Event.role,
+            Event.content, Event.occurred_at, Event.metadata_,
+        ).where(Event.tenant_id == tenant_id)
+        if last is not None:
+            from sqlalchemy import tuple_
+
+            q = q.where(tuple_(Event.conversation_id, Event.occurred_at, Event.id) > tuple_(*last))
+        rows = conn.execute(q.order_by(Event.conversation_id, Event.occurred_at, Event.id).limit(batch)).all()
+        if not rows:
+            return
+        for r in rows:
+            yield {
+                "conversation_id": r.conversation_id, "event_id": r.event_id, "speaker": r.speaker,
+                "recipient": r.recipient, "role": r.role, "content": r.content,
+                "occurred_at": r.occurred_at.isoformat(), "metadata": r.metadata,
+            }
+        last = (rows[-1].conversation_id, rows[-1].occurred_at, rows[-1].id)
+
+
+def event_from_record(rec: dict[str, Any]) -> NewEvent:
+    unknown = set(rec) - set(EXPORT_FIELDS)
+    if unknown:
+        raise ValueError(f"unknown field(s) {sorted(unknown)}")
+    for required in ("conversation_id", "speaker", "content"):
+        if not rec.get(required):
+            raise ValueError(f"missing {required}")
+    at = rec.get("occurred_at")
+    return NewEvent(
+        conversation_id=str(rec["conversation_id"]), speaker=str(rec["speaker"]), content=rec["content"],
+        event_id=None if rec.get("event_id") is None else str(rec["event_id"]),
+        recipient=rec.get("recipient"), role=rec.get("role"),
+        occurred_at=datetime.fromisoformat(at) if isinstance(at, str) else at,
+        metadata=rec.get("metadata") or {},
+    )
+
+
+def read_jsonl(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    for n, line in enumerate(lines, start=1):
+        if line.strip():
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"line {n}: not JSON ({exc.msg})") from exc
+
+
+def import_batch(conn: Connection, tenant_id: int, records: list[dict[str, Any]], layers: list[str]) -> list[WriteResult]:
+    return write_batch(conn, tenant_id, [event_from_record(r) for r in records], layers)
