@@ -33,9 +33,10 @@ def _warm_model(app: FastAPI) -> None:
 @asynccontextmanager
 async def lifespan(app: FastAPI):
     configure_logging()
-    app.state.model_state = "loading"
-    # Load the model beside the server: /healthz answers at once, /readyz once the model is in.
-    threading.Thread(target=_warm_model, args=(app,), daemon=True, name="model-warmup").start()
+    if getattr(app.state, "model_state", None) != "ok":
+        app.state.model_state = "loading"
+        # Load the model beside the server: /healthz answers at once, /readyz once the model is in.
+        threading.Thread(target=_warm_model, args=(app,), daemon=True, name="model-warmup").start()
     yield
 
 
@@ -86,6 +87,23 @@ def create_app() -> FastAPI:
         log.error("database_error", error=str(exc.orig))
         return JSONResponse({"error": "internal", "detail": "database error"}, status_code=500)
 
+    def openapi() -> dict:
+        # Document the 422 body this service really sends (see _invalid) instead of FastAPI's default.
+        if app.openapi_schema is None:
+            from fastapi.openapi.utils import get_openapi
+
+            from app.api.schemas import ValidationErrorOut
+
+            spec = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+            ours = ValidationErrorOut.model_json_schema(ref_template="#/components/schemas/{model}")
+            schemas = spec.setdefault("components", {}).setdefault("schemas", {})
+            schemas.update(ours.pop("$defs", {}))
+            schemas["HTTPValidationError"] = ours
+            schemas.pop("ValidationError", None)
+            app.openapi_schema = spec
+        return app.openapi_schema
+
+    app.openapi = openapi
     return app
 
 

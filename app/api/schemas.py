@@ -2,13 +2,45 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from annotated_types import Interval
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    field_validator,
+    model_validator,
+)
 
 from app.settings import get_settings
 
 _S = get_settings()
+
+
+def _iso_only(value: Any) -> Any:
+    # A number is not a timestamp here: lax parsing would read 0 as 1970-01-01.
+    if value is not None and not isinstance(value, (str, datetime)):
+        raise ValueError("must be an ISO 8601 date-time string")
+    return value
+
+
+Timestamp = Annotated[datetime, BeforeValidator(_iso_only)]
+def _number_only(value: Any) -> Any:
+    # JSON Schema integers include 2.0, but never "2" or true.
+    if isinstance(value, (str, bool)):
+        raise ValueError("must be a number")
+    return value
+
+
+Count = Annotated[int, BeforeValidator(_number_only)]
+# PostgreSQL text cannot hold NUL; saying so in the schema lets clients know before they send.
+NO_NUL = r"^[^\x00]*$"
+NOT_BLANK = r"^[^\x00]*\S[^\x00]*$"
+# A weight is a number, never a boolean (lax parsing would read false as 0.0).
+Weight = Annotated[float, Field(ge=0, le=100, strict=True)]
 
 
 class Strict(BaseModel):
@@ -36,20 +68,22 @@ def _depth(value: Any, limit: int = 1000) -> int:
 
 
 class EventIn(Strict):
-    conversation_id: str = Field(min_length=1, max_length=_S.max_id_length, examples=["conv-26"])
+    conversation_id: str = Field(min_length=1, max_length=_S.max_id_length, pattern=NO_NUL, examples=["conv-26"])
     event_id: str | None = Field(
-        default=None, min_length=1, max_length=_S.max_id_length,
+        default=None, min_length=1, max_length=_S.max_id_length, pattern=NO_NUL,
         description="Client id, unique per conversation; a retry with the same id creates nothing.",
         examples=["D1:3"],
     )
-    speaker: str = Field(min_length=1, max_length=_S.max_id_length, examples=["Caroline"])
-    recipient: str | None = Field(default=None, max_length=_S.max_id_length, examples=["Melanie"])
-    role: str | None = Field(default=None, max_length=64, examples=["user"])
-    content: str = Field(min_length=1, description="Stored exactly as received.",
+    speaker: str = Field(min_length=1, max_length=_S.max_id_length, pattern=NO_NUL, examples=["Caroline"])
+    recipient: str | None = Field(default=None, max_length=_S.max_id_length, pattern=NO_NUL, examples=["Melanie"])
+    role: str | None = Field(default=None, max_length=64, pattern=NO_NUL, examples=["user"])
+    content: str = Field(min_length=1, pattern=NOT_BLANK, description="Stored exactly as received.",
                          examples=["I went to a LGBTQ support group yesterday and it was so powerful."])
-    occurred_at: datetime | None = Field(default=None, description="Event time (ISO 8601); default: now.",
+    occurred_at: Timestamp | None = Field(default=None, description="Event time (ISO 8601); default: now.",
                                          examples=["2023-05-08T13:56:00Z"])
-    metadata: dict[str, Any] | None = Field(default=None, examples=[{"session": 1}])
+    metadata: dict[str, Any] | None = Field(
+        default=None, examples=[{"session": 1}],
+        description="Any JSON object (at most 16 KiB, 32 levels deep, no NUL characters in keys or strings).")
 
     @field_validator("content")
     @classmethod
@@ -150,8 +184,8 @@ class ConversationStatus(BaseModel):
 
 
 class TimeRange(Strict):
-    start: datetime | None = None
-    end: datetime | None = None
+    start: Timestamp | None = None
+    end: Timestamp | None = None
 
     @model_validator(mode="after")
     def _order(self) -> "TimeRange":
@@ -164,20 +198,22 @@ class TimeRange(Strict):
 class PipelineOptions(Strict):
     """Per-request switches and weights for the retrieval stages (unset = the server's setting)."""
 
-    lexical: bool | None = None
-    dense: bool | None = None
-    lexical_weight: float | None = Field(default=None, ge=0, le=100)
-    dense_weight: float | None = Field(default=None, ge=0, le=100)
-    rrf_k: int | None = Field(default=None, ge=1, le=1000)
-    candidate_pool: int | None = Field(default=None, ge=1, le=1000)
+    lexical: StrictBool | None = None
+    dense: StrictBool | None = None
+    lexical_weight: Weight | None = None
+    dense_weight: Weight | None = None
+    rrf_k: Annotated[int, Interval(ge=1, le=1000), BeforeValidator(_number_only)] | None = None
+    candidate_pool: Annotated[int, Interval(ge=1, le=1000), BeforeValidator(_number_only)] | None = None
 
 
 class QueryIn(Strict):
-    query: str = Field(min_length=1, max_length=_S.max_query_chars, examples=["Where does Ana live now?"])
-    conversation_id: str | None = Field(default=None, max_length=_S.max_id_length, examples=["conv-1"])
-    top_k: int = Field(default=_S.default_top_k, ge=1, le=_S.max_top_k)
-    token_budget: int = Field(default=_S.default_token_budget, ge=1, le=_S.max_token_budget)
-    speakers: list[str] | None = Field(default=None, max_length=100)
+    query: str = Field(min_length=1, max_length=_S.max_query_chars, pattern=NOT_BLANK,
+                       examples=["Where does Ana live now?"])
+    conversation_id: str | None = Field(default=None, max_length=_S.max_id_length, pattern=NO_NUL, examples=["conv-1"])
+    top_k: Count = Field(default=_S.default_top_k, ge=1, le=_S.max_top_k)
+    token_budget: Count = Field(default=_S.default_token_budget, ge=1, le=_S.max_token_budget)
+    speakers: list[Annotated[str, Field(max_length=_S.max_id_length, pattern=NO_NUL)]] | None = Field(
+        default=None, max_length=100)
     time_range: TimeRange | None = None
     pipeline: PipelineOptions | None = None
 
@@ -216,5 +252,32 @@ class QueryOut(BaseModel):
 
 
 class ErrorOut(BaseModel):
-    error: str
-    detail: Any = None
+    error: str = Field(examples=["not_found"])
+    detail: Any = Field(default=None, examples=["event 42 not found"])
+
+
+class FieldError(BaseModel):
+    field: str = Field(examples=["events[0].content"])
+    message: str
+    type: str
+
+
+class ValidationErrorOut(BaseModel):
+    error: str = Field(examples=["invalid_request"])
+    detail: list[FieldError]
+
+
+def _error(description: str) -> dict:
+    return {"model": ErrorOut, "description": description}
+
+
+# Documented on every authenticated route, so clients (and schemathesis) know every answer.
+AUTH_ERRORS: dict[int | str, dict] = {
+    400: _error("Unparseable request body"),
+    401: _error("Missing, malformed or revoked API key"),
+    403: _error("The API key lacks the scope"),
+    413: _error("Request body too large"),
+    429: _error("Rate limit exceeded; see Retry-After"),
+    503: _error("A dependency is down; see Retry-After"),
+}
+ROUTE_ERRORS: dict[int | str, dict] = {**AUTH_ERRORS, 404: _error("Not found")}

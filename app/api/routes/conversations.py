@@ -5,12 +5,12 @@ from fastapi import APIRouter, Depends, HTTPException
 from sqlalchemy import Connection
 
 from app.api.deps import db, reader, writer
-from app.api.schemas import ConversationStatus
+from app.api.schemas import ROUTE_ERRORS, ConversationStatus
 from app.storage import events as store
 from app.storage.tenants import Principal
 from workers.registry import LAYERS
 
-router = APIRouter(prefix="/v1/conversations", tags=["conversations"])
+router = APIRouter(prefix="/v1/conversations", tags=["conversations"], responses=ROUTE_ERRORS)
 
 
 @router.get("/{conversation_id}/status", response_model=ConversationStatus, summary="Indexing lag per layer")
@@ -29,7 +29,7 @@ def delete_conversation(conversation_id: str, who: Principal = Depends(writer), 
     return {"deleted_events": n}
 
 
-speakers_router = APIRouter(prefix="/v1/speakers", tags=["conversations"])
+speakers_router = APIRouter(prefix="/v1/speakers", tags=["conversations"], responses=ROUTE_ERRORS)
 
 
 @speakers_router.delete("/{speaker}", summary="Forget a speaker: every event they wrote and what was derived")

@@ -5,11 +5,18 @@ import base64
 import json
 from datetime import datetime
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 from sqlalchemy import Connection
 
 from app.api.deps import db, reader, writer
-from app.api.schemas import EventBatch, EventBatchResult, EventOut, EventPage, EventResult
+from app.api.schemas import (
+    ROUTE_ERRORS,
+    EventBatch,
+    EventBatchResult,
+    EventOut,
+    EventPage,
+    EventResult,
+)
 from app.pipeline.writer import NewEvent, write_batch
 from app.settings import get_settings
 from app.storage import events as store
@@ -19,7 +26,8 @@ from app.storage.tenants import Principal
 from workers.dispatch import enqueue
 from workers.registry import LAYERS
 
-router = APIRouter(prefix="/v1", tags=["events"])
+PG_BIGINT_MAX = 2**63 - 1
+router = APIRouter(prefix="/v1", tags=["events"], responses=ROUTE_ERRORS)
 
 
 def event_out(row: EventRow) -> EventOut:
@@ -60,7 +68,7 @@ def post_events(batch: EventBatch, who: Principal = Depends(writer)) -> EventBat
 
 
 @router.get("/events/{id}", response_model=EventOut, summary="Read one event")
-def get_event(id: int, who: Principal = Depends(reader), conn: Connection = Depends(db)) -> EventOut:
+def get_event(id: int = Path(ge=1, le=PG_BIGINT_MAX), who: Principal = Depends(reader), conn: Connection = Depends(db)) -> EventOut:
     row = store.get_event(conn, who.tenant_id, id)
     if row is None:
         raise HTTPException(404, f"event {id} not found")
@@ -78,7 +86,7 @@ def _decode_cursor(cursor: str) -> tuple[datetime, int]:
         at, pk = json.loads(raw)
         return datetime.fromisoformat(at), int(pk)
     except (ValueError, TypeError) as exc:
-        raise HTTPException(422, detail=[{"loc": ["query", "cursor"], "msg": "malformed cursor", "type": "value_error"}]) from exc
+        raise HTTPException(422, detail=[{"field": "cursor", "message": "malformed cursor", "type": "value_error"}]) from exc
 
 
 @router.get(
@@ -91,7 +99,7 @@ def list_events(
     conversation_id: str,
     request: Request,
     limit: int = Query(100, ge=1, le=1000),
-    cursor: str | None = Query(None, max_length=512),
+    cursor: str | None = Query(None, min_length=1, max_length=512, pattern=r"^[A-Za-z0-9_-]+$"),
     who: Principal = Depends(reader),
     conn: Connection = Depends(db),
 ) -> EventPage:

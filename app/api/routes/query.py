@@ -5,7 +5,7 @@ from fastapi import APIRouter, Depends
 from sqlalchemy import Connection
 
 from app.api.deps import db, reader
-from app.api.schemas import QueryIn, QueryItem, QueryOut, SignalEvidence
+from app.api.schemas import ROUTE_ERRORS, QueryIn, QueryItem, QueryOut, SignalEvidence
 from app.models.embedder import get_embedder
 from app.pipeline.query import QueryInput, run_query
 from app.pipeline.recipe import Recipe
@@ -13,7 +13,7 @@ from app.settings import get_settings
 from app.storage.search import Scope
 from app.storage.tenants import Principal
 
-router = APIRouter(prefix="/v1", tags=["query"])
+router = APIRouter(prefix="/v1", tags=["query"], responses=ROUTE_ERRORS)
 
 
 @router.post("/query", response_model=QueryOut, summary="Retrieve evidence and a budgeted context for a question")
