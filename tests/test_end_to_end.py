@@ -33,7 +33,8 @@ def test_post_index_and_find_by_meaning(tmp_path, database_url, redis_url, engin
         with httpx.Client(base_url=stack.base_url, headers=h, timeout=30) as c:
             events = [{"conversation_id": "e2e", "event_id": f"t{i}", "speaker": s, "content": text,
                        "occurred_at": f"2024-06-0{i + 1}T12:00:00Z"} for i, (s, text) in enumerate(TURNS)]
-            assert c.post("/v1/events", json={"events": events}).status_code == 200
+            posted = c.post("/v1/events", json={"events": events}, headers={"X-Request-ID": "e2e-trace-42"})
+            assert posted.status_code == 200 and posted.headers["x-request-id"] == "e2e-trace-42"
             deadline = time.time() + 180
             while True:
                 st = c.get("/v1/conversations/e2e/status").json()
@@ -59,6 +60,10 @@ def test_post_index_and_find_by_meaning(tmp_path, database_url, redis_url, engin
             again = c.post("/v1/events", json={"events": events}).json()["results"]
             assert {r["status"] for r in again} == {"duplicate"}
             assert c.get("/v1/conversations/e2e/status").json()["pending"]["embed"] == 0
+
+    # the request id followed the events into the worker's structured log
+    worker_log = (tmp_path / "logs" / "worker.log").read_text()
+    assert any("embedded" in line and "request_id=e2e-trace-42" in line for line in worker_log.splitlines())
 
     from sqlalchemy import text
 

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from celery import Celery
-from celery.signals import setup_logging, worker_process_init
+import structlog
+from celery.signals import setup_logging, task_postrun, task_prerun, worker_process_init
 
 from app.settings import get_settings
 
@@ -53,3 +54,20 @@ def _fresh_engine(**_kwargs) -> None:
     from app.storage.db import get_engine
 
     get_engine.cache_clear()
+
+
+@task_prerun.connect
+def _bind_request_id(task=None, **_kwargs) -> None:
+    request_id = None
+    if task is not None:  # custom message headers surface on the request (protocol 2) or in .headers
+        request_id = getattr(task.request, "request_id", None) or (task.request.headers or {}).get("request_id")
+    structlog.contextvars.clear_contextvars()
+    if request_id:
+        structlog.contextvars.bind_contextvars(request_id=request_id)
+    if task is not None:
+        structlog.contextvars.bind_contextvars(task=task.name, task_id=task.request.id)
+
+
+@task_postrun.connect
+def _unbind(**_kwargs) -> None:
+    structlog.contextvars.clear_contextvars()

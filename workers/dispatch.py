@@ -20,10 +20,13 @@ def enqueue(layer: str, pks: list[int], chunk_size: int) -> int:
     """Send one task per chunk; returns how many chunks were sent (0 if the broker is unreachable)."""
     from workers.celery_app import celery
 
+    # Carry the request id into the task so one id follows an event from POST to indexed.
+    request_id = structlog.contextvars.get_contextvars().get("request_id")
+    headers = {"request_id": request_id} if request_id else None
     sent = 0
     for chunk in chunks(pks, chunk_size):
         try:
-            celery.send_task(LAYERS[layer], args=[chunk], retry=False)
+            celery.send_task(LAYERS[layer], args=[chunk], retry=False, headers=headers)
             sent += 1
         except Exception as exc:  # noqa: BLE001 - any broker failure leaves the work to the sweeper
             log.warning("enqueue_failed", layer=layer, events=len(chunk), error=str(exc))

@@ -13,6 +13,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 
 from app.api.routes import conversations, events, health, query
 from app.api.limits import BodySizeLimit
+from app.api.observability import RequestContext, metrics_endpoint, register_collectors
 from app.logging import configure_logging
 from app.settings import get_settings
 
@@ -57,6 +58,9 @@ def create_app() -> FastAPI:
         lifespan=lifespan,
     )
     app.add_middleware(BodySizeLimit, max_bytes=get_settings().max_body_bytes)
+    app.add_middleware(RequestContext)  # outermost: times and tags everything, rejections included
+    register_collectors()
+    app.add_route("/metrics", metrics_endpoint, include_in_schema=False)
     for r in (health.router, events.router, conversations.router, conversations.speakers_router, query.router):
         app.include_router(r)
 

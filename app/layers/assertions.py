@@ -18,11 +18,17 @@ from datetime import datetime
 from typing import Iterable
 
 from app.layers.events import LayerEvent
-from app.layers.text import CALENDAR_WORDS, NOT_NAMES, NUMBER_WORDS, STOPWORDS, norm_name
+from app.layers.text import (
+    CALENDAR_WORDS,
+    NOT_NAMES,
+    NUMBER_WORDS,
+    STOPWORDS,
+    norm_name,
+)
 
 LAYER_VERSION = "assertions/1"
 
-MULTI_VALUED_PREFIXES = ("pet_name:", "has_pet", "member_of")
+MULTI_VALUED_PREFIXES = ("pet_name:", "has_pet", "member_of", "hobby")
 
 RELATION_NOUNS = (
     "wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|mom|mum|mother|dad|father|sister|brother|son|"
@@ -98,9 +104,11 @@ _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:got|landed|accepted|started|took|began)\
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|'m|are|'re|is|'s)\s+working)\s+at\s+(?:a|an|the)\s+(?P<val>[a-z]+(?:\s+[a-z]+)?)", "common")
 _rule("works_at", rf"{_SUBJ}\s+(?:quit|left|lost)\s+(?:my|her|his|the)\s+job\s+(?:at|with)\s+(?P<val>{_PROPER})", "negated")
 _rule("works_at", rf"{_SUBJ}\s+(?:no longer|(?:do not|don't|does not|doesn't))\s+work\s+(?:at|for)\s+(?P<val>{_PROPER})", "negated")
-_rule("job_title", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|'m|are|'re|is|'s)\s+working)\b[^.!?]{{0,40}}?\s+as\s+(?:a|an)\s+(?P<val>[a-z]+(?:\s+[a-z]+){{0,2}})", "occupation")
+_rule("job_title", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|'m|are|'re|is|'s)\s+working)\b[^.!?]{{0,40}}?\s+as\s+(?:a|an)\s+(?P<val>[A-Za-z]+(?:\s+[A-Za-z]+){{0,2}})", "occupation")
+_rule("job_title", rf"{_SUBJ}{_ADV}\s+(?:got|landed|accepted|started|took|began)\s+(?:a\s+|an\s+|my\s+)?(?:new\s+)?(?:job|position|role|career)\s+as\s+(?:a|an)\s+(?P<val>[A-Za-z]+(?:\s+[A-Za-z]+){{0,2}})", "occupation")
+_rule("job_title", rf"{_SUBJ}\s+(?:quit|left|lost)\s+(?:my|her|his|the)\s+job\s+as\s+(?:a|an)\s+(?P<val>[A-Za-z]+(?:\s+[A-Za-z]+){{0,2}})", "occupation_negated")
 _rule("job_title", rf"{_SUBJ}(?:\s+(?:am|'m|is|'s)|\s+became|\s+(?:have|'ve|has)\s+become){_ADV}\s+(?:a|an)\s+(?P<val>(?:[a-z]+\s+){{0,2}}[a-z]+)", "occupation")
-_rule("job_title", rf"\b(?P<subj>[Mm]y)\s+(?:new\s+)?(?:job|role|position|title)\s+is\s+(?:a|an)?\s*(?P<val>[a-z]+(?:\s+[a-z]+){{0,2}})", "occupation")
+_rule("job_title", r"\b(?P<subj>[Mm]y)\s+(?:new\s+)?(?:job|role|position|title)\s+is\s+(?:a|an)?\s*(?P<val>[a-z]+(?:\s+[a-z]+){0,2})", "occupation")
 # study
 _rule("studies", rf"{_SUBJ}{_ADV}\s+(?:study|studies|(?:am|'m|is|'s)\s+studying|majored in|major in|(?:am|'m|is|'s)\s+majoring in)\s+(?P<val>[a-z]+(?:\s+[a-z]+){{0,2}})", "common")
 _rule("school", rf"{_SUBJ}{_ADV}\s+(?:go|goes|(?:am|'m|is|'s)\s+going|(?:am|'m|is|'s)\s+studying(?:\s+[a-z]+){{0,3}}|enrolled|(?:got|was|were)\s+accepted|(?:am|is)\s+a\s+student)\s+(?:to|at|in)\s+(?:the\s+)?(?P<val>(?=[^.!?]*\b(?:University|College|School|Academy|Institute|Conservatory)\b){_PROPER})")
@@ -111,21 +119,25 @@ _rule("age", rf"{_SUBJ}\s+(?:just\s+)?turned\s+(?P<val>\d{{1,3}})\b", "number")
 _rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:am|'m|are|'re|is|'s)\s+(?:now\s+|happily\s+)?(?:a\s+)?(?P<val>single|married|engaged|divorced|widowed|separated|in a relationship)\b", "status")
 _rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:got|are getting|'re getting|am getting|'m getting|is getting)\s+(?P<val>married|engaged|divorced)\b", "status")
 _rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:broke up|split up|separated)\b(?P<val>)", "breakup")
-_rule("relationship_status", rf"\b(?P<subj>[Aa]s)\s+a\s+(?P<val>single)\s+(?:mom|mum|mother|dad|father|parent)\b", "status")
+_rule("relationship_status", r"\b(?P<subj>[Aa]s)\s+a\s+(?P<val>single)\s+(?:mom|mum|mother|dad|father|parent)\b", "status")
 _rule("pet_name:{pet}", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:new\s+|little\s+|sweet\s+)?(?P<pet>{_PETS})\s*,?\s+(?:is\s+)?(?:named|called)\s+(?P<val>[A-Z][a-z]+)")
 _rule("pet_name:{pet}", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:new\s+|little\s+|sweet\s+)?(?P<pet>{_PETS})\s*,?\s+(?P<val>[A-Z][a-z]+)\b")
 _rule("pet_name:{pet}", rf"\b(?P<subj>I|[Ww]e)\s+(?:have|got|adopted|rescued)\s+(?:a|an)\s+(?:new\s+)?(?P<pet>{_PETS})\s+(?:named|called)\s+(?P<val>[A-Z][a-z]+)")
 _rule("pet_name:{pet}", rf"\b(?P<subj>[Aa]n?|[Oo]ur|[Mm]y)\s+(?:new\s+|little\s+|sweet\s+)?(?P<pet>{_PETS})\s+(?:named|called)\s+(?P<val>[A-Z][a-z]+)")
+_rule("member_of", rf"{_SUBJ}{_ADV}\s+(?:joined|became a member of|signed up for)\s+(?:a|an|the|my|our)\s+(?P<val>(?:[\w'\-]+\s+){{0,3}}?(?:group|club|team|church|band|choir|league|community|society|gym|class|organization|organisation|association|platform|network|crew|circle|program|programme))\b", "common")
+_rule("hobby", rf"{_SUBJ}{_ADV}\s+(?:started|began|took up|picked up)\s+(?:(?:playing|learning|practicing|practising|doing|taking)\s+(?:the\s+)?(?P<val>[a-z]+(?:\s+[a-z]+){{0,2}})|(?P<val2>[a-z]{{3,}}ing)\b(?!\s+(?:to|into|at|on|for|with|a|an|the|my|our|about|out|up|forward)\b))", "common")
+_rule("relationship_status", r"\b(?P<subj>[Mm]y)\s+(?P<val>husband|wife|girlfriend|boyfriend|fianc[ée]e?)\b", "implied_status")
 _rule("has_pet", rf"\b(?P<subj>I|[Ww]e)\s+(?:have|got|adopted|rescued)\s+(?:a|an|two|three)\s+(?:new\s+)?(?:little\s+)?(?P<val>{_PETS})s?\b", "common")
-_rule("name", rf"\b(?P<subj>[Mm]y)\s+name\s+is\s+(?P<val>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)")
+_rule("name", r"\b(?P<subj>[Mm]y)\s+name\s+is\s+(?P<val>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)")
 _rule("favourite:{what}", rf"\b(?P<subj>[Mm]y)\s+(?:all-time\s+|absolute\s+|personal\s+)?favou?rite\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|was|has to be|would be|has always been)\s+(?P<val>{_NP})", "phrase")
 _rule("opinion:{val}", rf"\b(?P<subj>I)\s+(?:really\s+|absolutely\s+|just\s+|truly\s+)?(?P<verb>love|like|enjoy|adore|hate|dislike|cannot stand|do not like|no longer like|do not enjoy|am (?:a )?(?:big |huge )?fan of|am (?:really )?into|am passionate about)\s+(?P<val>{_NP})", "opinion")
 
+_IMPLIED_STATUS = {"husba": "married", "wife": "married", "fianc": "engaged"}
 _NEG_VERBS = ("hate", "dislike", "cannot stand", "do not like", "no longer like", "do not enjoy")
 _PRONOUNS = frozenset("it that this you them him her those these everything anything something what how when".split())
 _VALUE_STOP = re.compile(
     r"\s+(?:and|but|because|since|so|when|while|with|for|after|before|last|next|this|that|now|yesterday|today|"
-    r"tomorrow|ago|too|again|anymore|though|which|who|where|if|to|as|at|in|on|by|from|or|like|lately|recently|"
+    r"tomorrow|ago|too|again|anymore|though|which|who|where|if|to|as|at|in|on|by|from|or|like|lately|recently|about|around|every|each|"
     r"since|until|is|was|are|were|has|had|have|it|really|so much|a lot)\b.*$",
     re.I,
 )
@@ -171,8 +183,14 @@ _CONTRACTIONS = [
 ]
 
 
+_ELIDED_I = re.compile(
+    r"(^|[.!?]\s+|[-–—]\s*)((?:Just|Recently|Finally|Also)\s+)?(Lost|Started|Got|Joined|Moved|Quit|Graduated|Landed|Became|Adopted|Took up|Picked up|Began)\b"
+)
+
+
 def _expand(text: str) -> str:
     text = text.replace("’", "'")
+    text = _ELIDED_I.sub(lambda m: f"{m.group(1)}I {(m.group(2) or '').lower()}{m.group(3).lower()}", text)
     for rx, rep in _CONTRACTIONS:
         text = rx.sub(rep, text)
     return text
@@ -189,7 +207,7 @@ def extract_assertions(event: LayerEvent) -> list[Assertion]:
             entity = _entity_for(groups.get("subj") or "I", event.speaker)
             if entity is None:
                 continue
-            raw = groups.get("val") or ""
+            raw = groups.get("val") or groups.get("val2") or ""
             negated = kind == "negated"
             if kind == "breakup":
                 value: str | None = "single"
@@ -198,7 +216,10 @@ def extract_assertions(event: LayerEvent) -> list[Assertion]:
                 value = str(n) if n is not None else None
             elif kind == "status":
                 value = raw.lower()
-            elif kind == "occupation":
+            elif kind == "implied_status":  # "my wife" says the speaker is married
+                value = _IMPLIED_STATUS.get(raw.lower()[:5], "in a relationship")
+            elif kind in ("occupation", "occupation_negated"):
+                negated = kind == "occupation_negated"
                 cleaned = _clean_value(raw, "common")
                 words_ = (cleaned or "").lower().split()
                 # keep only phrases that end in an occupation noun ("a nurse", "a software engineer")

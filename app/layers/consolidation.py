@@ -24,7 +24,13 @@ import numpy as np
 
 from app.layers.assertions import Assertion, extract_all
 from app.layers.events import LayerEvent
-from app.layers.text import capitalised_spans, content_words, numbers_in, split_sentences
+from app.layers.text import (
+    capitalised_spans,
+    content_words,
+    numbers_in,
+    split_sentences,
+)
+from app.layers.timeparse import find_time_expressions
 
 LAYER_VERSION = "consolidation/1"
 
@@ -33,7 +39,7 @@ LAYER_VERSION = "consolidation/1"
 class EpisodeConfig:
     gap: timedelta = timedelta(hours=6)
     window: int = 4
-    shift_threshold: float = 0.45
+    shift_threshold: float = 0.40
     min_events: int = 6
     summary_sentences: int = 3
     summary_chars: int = 360
@@ -138,23 +144,33 @@ def summarise(
             for e in events
         ], dtype=float)
         central = central / (central.max() or 1.0)
-    candidates: list[tuple[float, int, str]] = []
+    # per event, its most informative sentence: rare words (mean idf) plus countable facts
+    candidates: list[tuple[float, int, int, str]] = []
     for i, e in enumerate(events):
-        best, best_s = -1.0, ""
+        best: tuple[float, int, str] | None = None
         for s in split_sentences(e.content):
             cw = content_words(s)
-            if len(cw) < 3 or s.rstrip().endswith("?"):
-                continue  # questions and small talk describe nothing that happened
-            info = sum(idf.get(w, 1.0) for w in cw) / math.sqrt(len(cw) + 2)
-            info += 0.5 * bool(numbers_in(s)) + 0.3 * min(2, len(capitalised_spans(s)))
-            if info > best:
-                best, best_s = info, s
-        if best_s:
-            candidates.append((best, i, best_s))
+            if len(cw) < 3 or s.rstrip().endswith("?") or s.lstrip().startswith("["):
+                continue  # questions, small talk and bracketed annotations describe nothing that happened
+            info = sum(idf.get(w, 1.0) for w in cw) / len(cw)
+            facts = len(numbers_in(s)) + len(find_time_expressions(s)) + len(capitalised_spans(s))
+            if best is None or info + facts > best[0] + best[1]:
+                best = (info, facts, s)
+        if best is not None:
+            candidates.append((best[0], min(3, best[1]), i, best[2]))
     if not candidates:
         return "", ()
-    top_info = max(c[0] for c in candidates) or 1.0
-    scored = sorted(((0.5 * float(central[i]) + 0.5 * info / top_info, i, s) for info, i, s in candidates), reverse=True)
+
+    def minmax(xs: list[float]) -> list[float]:
+        lo, hi = min(xs), max(xs)
+        return [(x - lo) / (hi - lo) if hi > lo else 0.5 for x in xs]
+
+    cen = minmax([float(central[i]) for _, _, i, _ in candidates])
+    inf = minmax([c[0] for c in candidates])
+    scored = sorted(
+        ((0.4 * c + 0.3 * f + 0.3 * k[1] / 3, k[2], k[3]) for c, f, k in zip(cen, inf, candidates)),
+        key=lambda x: (-x[0], x[1]),
+    )
     chosen: list[tuple[int, str]] = []
     used = 0
     for _, i, s in scored:
@@ -237,7 +253,7 @@ def build_timeline(assertions: Sequence[Assertion]) -> tuple[list[Assertion], li
     groups: dict[tuple[str, str], list[Assertion]] = {}
     for a in ordered:
         groups.setdefault((a.entity_key, a.attribute), []).append(a)
-    for (_, attribute), items in groups.items():
+    for items in groups.values():
         live: list[Assertion] = []  # entries not yet superseded
         for a in items:
             if a.negated:

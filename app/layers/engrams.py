@@ -152,9 +152,15 @@ def build_profiles(events: Sequence[LayerEvent], top_topics: int = 12) -> dict[s
             replies[e.speaker][prev_speaker] += 1
         prev_speaker = e.speaker
     for speaker, items in by_speaker.items():
+        if not speaker:
+            continue  # events without a speaker have no engram
         texts = [e.content for e in items]
         tf: Counter[str] = Counter(w for t in texts for w in content_words(t))
-        scored = {w: c * math.log((n_docs + 1) / (df[w] + 0.5)) for w, c in tf.items() if c >= 2}
+        scored = {
+            w: c * math.log((n_docs + 1) / (df[w] + 0.5))
+            for w, c in tf.items()
+            if c >= 2 and not any(_name_matches(w, s) for s in speakers)  # "mel" is a name, not a topic
+        }
         top = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:top_topics]
         total = sum(v for _, v in top) or 1.0
         addresses = Counter(replies[speaker])

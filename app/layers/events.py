@@ -62,3 +62,26 @@ def by_conversation(events: Sequence[LayerEvent]) -> dict[str, list[LayerEvent]]
     for e in events:
         out.setdefault(e.conversation_id, []).append(e)
     return {k: in_time_order(v) for k, v in out.items()}
+
+
+def jsonable(obj: Any) -> Any:
+    """Any layer output (dataclasses, datetimes, enums, tuples, numpy values) as plain JSON data,
+    for jsonb columns and API responses."""
+    import dataclasses
+    from enum import Enum
+
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, datetime):
+        return obj.isoformat()
+    if isinstance(obj, Enum):
+        return obj.value
+    if isinstance(obj, dict):
+        return {str(k) if not isinstance(k, tuple) else "|".join(map(str, k)): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return [jsonable(v) for v in obj]
+    if hasattr(obj, "item") and callable(obj.item):  # numpy scalar
+        return obj.item()
+    if hasattr(obj, "tolist"):  # numpy array
+        return obj.tolist()
+    return obj

@@ -19,7 +19,13 @@ from typing import Any, Sequence
 
 from app.layers.assertions import extract_assertions
 from app.layers.events import LayerEvent, in_time_order
-from app.layers.text import capitalised_spans, norm_name, numbers_in, parse_number, words
+from app.layers.text import (
+    capitalised_spans,
+    norm_name,
+    numbers_in,
+    parse_number,
+    words,
+)
 from app.layers.timeparse import resolve_time_expressions
 
 LAYER_VERSION = "surprise/1"

@@ -36,7 +36,11 @@ NOT_NAMES = STOPWORDS | frozenset(
     """hey hi hello wow thanks thank yeah yes no oh ok okay well so and but the that this it what
     congrats congratulations awesome great cool nice sorry please good love lol omg haha yep nope sure
     wait anyway also maybe hopefully honestly actually really totally absolutely definitely dear
-    i i'm i've i'd i'll im ive tv lgbt mr mrs ms dr st""".split()
+    i i'm i've i'd i'll im ive tv mr mrs ms dr st bye goodbye woohoo woo yay hooray aww aw ah ahh
+    hmm wow whoa yup yep perfect exactly right true agreed indeed gosh geez jeez ugh oops huh cheers
+    last next this these those my your our his her their its we you they he she anyway btw lmao lmk
+    omg rofl xoxo ty thx pls plz ooh oooh oh recently lately finally then now today yesterday tomorrow
+    later soon sometimes usually often once twice again still""".split()
 )
 
 MONTHS = (
@@ -44,7 +48,8 @@ MONTHS = (
 )
 MONTH_ABBR = {m[:3]: i + 1 for i, m in enumerate(MONTHS)} | {"sept": 9}
 WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
-CALENDAR_WORDS = frozenset(MONTHS + WEEKDAYS + list(MONTH_ABBR))
+WEEKDAY_ABBR = "mon tue tues wed weds thu thur thurs fri sat sun".split()
+CALENDAR_WORDS = frozenset(MONTHS + WEEKDAYS + list(MONTH_ABBR) + WEEKDAY_ABBR)
 
 NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -87,7 +92,7 @@ def norm_name(name: str) -> str:
 
 
 _TOKEN_SPAN_RE = re.compile(r"[A-Za-z][A-Za-z0-9'’&\.\-]*|\S")
-_CONNECTORS = frozenset({"of", "the", "de", "and", "&", "for", "on"})
+_CONNECTORS = frozenset({"of", "the", "de", "&"})
 
 
 def _is_cap(tok: str) -> bool:
@@ -124,8 +129,12 @@ def _spans_cached(text: str, known: frozenset[str]) -> tuple[str, ...]:
             span_toks = [_clean_tok(t) for t in toks[i:j]]
             while span_toks and span_toks[-1].lower() in _CONNECTORS:
                 span_toks.pop()
-            span = " ".join(span_toks)
             initial = i == first_alpha
+            # "Bye Caroline", "Congrats Mel": an opening word glued to a name is not part of it
+            if initial and len(span_toks) > 1 and norm_name(span_toks[0]) not in known and norm_name(" ".join(span_toks[1:])) in known:
+                span_toks = span_toks[1:]
+                initial = False
+            span = " ".join(span_toks)
             if span and (not initial or j - i > 1 or norm_name(span) in known):
                 out.append(span)
             i = j

@@ -27,7 +27,8 @@ Granularity = Literal["day", "week", "month", "season", "year"]
 
 _NUM = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple of|a couple|few|several)"
 _UNIT = r"(?:days?|weeks?|months?|years?)"
-_WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+# abbreviations only when capitalised: "sat" is a verb, "Sat" a day
+_WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|(?-i:Mon|Tues?|Wed|Thur?s?|Fri|Sat)\b\.?)"
 _SEASON = r"(?:summer|winter|spring|fall|autumn)"
 _MONTH_CAP = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
@@ -51,10 +52,12 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
 ]
 
 _FUTURE_RE = re.compile(
-    r"\b(will|'ll|going to|gonna|plan(ning)? to|planning|can't wait|looking forward|hope to|next|"
-    r"tomorrow|soon|upcoming|intend|want to|would like to|'d like to)\b",
+    r"\b(will|'ll|going to|gonna|plan(ning)? to|planning|can't wait|looking forward|hope to|next|see you|"
+    r"tomorrow|soon|upcoming|intend|want to|would like to|'d like to|"
+    r"(?:am|are|is|'m|'re|'s)\s+(?:going|heading|flying|driving|leaving|moving|starting|visiting))\b",
     re.I,
 )
+_WD_FULL = {d[:3]: d for d in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")}
 _FUZZY = {"a few": "3", "few": "3", "several": "3", "a couple of": "2", "a couple": "2"}
 _SEASON_MONTHS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 
@@ -181,6 +184,7 @@ def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date,
     text = re.sub(r"^past\s+(?=week|month|year)", "last ", text, flags=re.I)
     text = re.sub(r"^(\d{1,2})(st|nd|rd|th)\s+of\s+", r"\1 ", text)
     text = re.sub(r"\b(this (morning|afternoon|evening))\b", "today", text, flags=re.I)
+    text = re.sub(r"\b(Mon|Tues?|Wed|Thur?s?|Fri|Sat)\b\.?", lambda m: _WD_FULL[m.group(1)[:3].lower()], text)
     gran = _granularity(expr)
     settings = {
         "RELATIVE_BASE": datetime.combine(base_day, datetime.min.time()).replace(hour=12),

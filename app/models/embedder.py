@@ -11,6 +11,12 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+from prometheus_client import Histogram
+
+MODEL_LOAD_SECONDS = Histogram("palimpsest_model_load_seconds", "Time to load a model", ["model"],
+                               buckets=(0.5, 1, 2, 5, 10, 20, 60))
+MODEL_INFERENCE_SECONDS = Histogram("palimpsest_model_inference_seconds", "Time of one encode call",
+                                    ["model", "kind"], buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10))
 
 # Never reach for a hub: the weights are on disk or loading fails loudly.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -22,9 +28,12 @@ class Embedder:
     """Wraps a sentence-transformers model: normalised embeddings and exact token counts."""
 
     def __init__(self, model_path: str, name: str, batch_size: int = 64, threads: int = 0):
+        import time
+
         from sentence_transformers import SentenceTransformer
         from tokenizers import Tokenizer
 
+        started = time.perf_counter()
         path = Path(model_path)
         if not (path / "modules.json").exists():
             raise FileNotFoundError(f"no sentence-transformers model at {model_path!r}")
@@ -41,12 +50,15 @@ class Embedder:
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
         self._lock = threading.Lock()
+        MODEL_LOAD_SECONDS.labels(name).observe(time.perf_counter() - started)
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """L2-normalised float32 embeddings, one row per text."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        with self._lock:  # torch already uses every core; concurrent calls only thrash
+        kind = "query" if len(texts) == 1 else "batch"
+        with self._lock, MODEL_INFERENCE_SECONDS.labels(self.name, kind).time():
+            # one encode at a time: torch already uses every core; concurrent calls only thrash
             vecs = self._model.encode(
                 texts,
                 batch_size=self.batch_size,

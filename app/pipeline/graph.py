@@ -1,0 +1,419 @@
+"""Graph signals over an in-memory typed graph (pure algorithms: plain data in, ranked events out).
+
+Two signals, both returning `GraphHit(event_id, score, path)` best first:
+
+* **Personalized PageRank** (HippoRAG; Cortex §5.3.2 phase 2) seeded from the entities the query
+  names: random walks restart at the seeds with probability 1 − d (d = 0.5, HippoRAG's damping), so
+  mass concentrates on events around those entities and on events that bridge several of them.
+  `spreading_activation` is the cheaper Collins & Loftus alternative Cortex also uses (γ = 0.65,
+  depth ≤ 3, ≤ 50 nodes, threshold 0.1).
+* **Typed-path bundle search** (PRISM N1 + N2, eqs. 2–5, App. C.2): from query anchors (nodes the
+  vector search recalled, anchor cost d(a) = 1 − cos), enumerate the path templates — the backbone
+  (hierarchy edges only: En → FP → Fc → Ep, FP → Fc → Ep, Fc → Ep, Ep, and here FP → event) and the
+  relation bridge (exactly one temporal / causal / evolution / semantic edge, then back into the
+  hierarchy) — cost each path as d(a) + Σ (c_edge + c_hop), with intent-conditioned edge costs
+  c_edge = α(τ, h(q)) · (1 − cos(e, q) for edges incident to an anchor whose similarity is known, else
+  c0(τ)), α = 0.5 for temporal edges under a temporal intent and causal edges under a causal one,
+  0.7 for evolution edges under a temporal intent (and, our extension, 0.5 under knowledge_update),
+  1 otherwise; each event's score is its minimum path cost (eq. 3).
+
+The graph is given as nodes (id -> layer: entity | facet_point | facet | episode | event) and typed
+edges (src, dst, type), as the graph layer stores them: belongs_to Entity → FacetPoint → Facet →
+Episode, involves_entity FacetPoint → Entity, relations between facet points, and (added by
+`TypedGraph.from_fragment`) FacetPoint → event belongs_to edges to the verbatim events.
+"""
+from __future__ import annotations
+
+import heapq
+import re
+from collections import defaultdict
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+HIERARCHY = frozenset({"belongs_to", "involves_entity"})
+RELATIONS = frozenset({"temporal", "causal", "evolution", "semantic"})
+LAYERS = ("entity", "facet_point", "facet", "episode", "event")
+
+# PRISM Table 5
+C_HOP = 0.05
+C0 = {"belongs_to": 0.02, "involves_entity": 0.02, "semantic": 0.90, "temporal": 0.90, "causal": 0.90,
+      "evolution": 0.90}
+# PPR transition weights per edge type (engineering defaults: hierarchy carries most of the mass)
+PPR_TYPE_WEIGHTS = {"belongs_to": 1.0, "involves_entity": 1.0, "temporal": 0.5, "causal": 0.7,
+                    "evolution": 0.7, "semantic": 0.3}
+
+
+@dataclass(frozen=True)
+class GEdge:
+    src: str
+    dst: str
+    type: str
+    weight: float = 1.0
+
+
+@dataclass
+class GraphHit:
+    event_id: Hashable
+    score: float  # higher is better (PPR mass; for bundle search 1 / (1 + cost))
+    cost: float | None = None  # bundle search: the minimum path cost (eq. 3)
+    path: tuple[str, ...] = ()  # human-readable steps: "node -type-> node ..."
+    template: str = ""  # "ppr", "backbone", "bridge:causal", ...
+
+    def explain(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"score": round(self.score, 6), "template": self.template, "path": list(self.path)}
+        if self.cost is not None:
+            d["cost"] = round(self.cost, 4)
+        return d
+
+
+class TypedGraph:
+    """Nodes with layers and typed edges, indexed for traversal. `event_of` maps event nodes to the
+    id the rest of the pipeline knows (default: the node id itself)."""
+
+    def __init__(self, nodes: Mapping[str, str], edges: Iterable[GEdge | tuple],
+                 event_of: Mapping[str, Hashable] | None = None, labels: Mapping[str, str] | None = None):
+        self.layer: dict[str, str] = dict(nodes)
+        self.edges: list[GEdge] = [e if isinstance(e, GEdge) else GEdge(*e) for e in edges]
+        for e in self.edges:
+            for n in (e.src, e.dst):
+                if n not in self.layer:
+                    raise ValueError(f"edge {e} names an unknown node {n!r}")
+        self.event_of: dict[str, Hashable] = {n: (event_of or {}).get(n, n) for n, l in self.layer.items()
+                                              if l == "event"}
+        self.labels = dict(labels or {})
+        self.out: dict[str, list[GEdge]] = defaultdict(list)
+        self.inc: dict[str, list[GEdge]] = defaultdict(list)
+        for e in self.edges:
+            self.out[e.src].append(e)
+            self.inc[e.dst].append(e)
+
+    def undirected(self, type_weights: Mapping[str, float]) -> dict[str, dict[str, float]]:
+        """Neighbour weights with edges taken both ways; parallel edges (Entity → FP belongs_to and
+        FP → Entity involves_entity) count once, at their largest weight."""
+        adj: dict[str, dict[str, float]] = defaultdict(dict)
+        for e in self.edges:
+            w = type_weights.get(e.type, 0.0) * e.weight
+            if w <= 0 or e.src == e.dst:
+                continue
+            if w > adj[e.src].get(e.dst, 0.0):
+                adj[e.src][e.dst] = w
+                adj[e.dst][e.src] = w
+        return adj
+
+    def label(self, node: str) -> str:
+        return self.labels.get(node, node)
+
+    @classmethod
+    def from_fragment(cls, fragment: Any, event_node=lambda eid: f"ev:{eid}") -> "TypedGraph":
+        """Adapter for the graph layer's `GraphFragment` (duck-typed: entities, facet_points, facets,
+        episodes, edges with src/dst/type/weight). Adds one event node per facet point's event and a
+        FacetPoint → event belongs_to edge; `event_of` maps those nodes back to the event ids."""
+        nodes: dict[str, str] = {}
+        labels: dict[str, str] = {}
+        edges: list[GEdge] = []
+        event_of: dict[str, Hashable] = {}
+        for en in getattr(fragment, "entities", []):
+            nodes[en.id] = "entity"
+            labels[en.id] = getattr(en, "name", en.id)
+        for fc in getattr(fragment, "facets", []):
+            nodes[fc.id] = "facet"
+        for ep in getattr(fragment, "episodes", []):
+            nodes[getattr(ep, "id")] = "episode"
+        for fp in getattr(fragment, "facet_points", []):
+            nodes[fp.id] = "facet_point"
+            ev = event_node(fp.event_id)
+            nodes.setdefault(ev, "event")
+            event_of[ev] = fp.event_id
+            edges.append(GEdge(fp.id, ev, "belongs_to"))
+        for e in getattr(fragment, "edges", []):
+            if e.src in nodes and e.dst in nodes:
+                edges.append(GEdge(e.src, e.dst, e.type, float(getattr(e, "weight", 1.0) or 1.0)))
+        return cls(nodes, edges, event_of, labels)
+
+
+# ------------------------------------------------------------------ entity seeds
+
+
+def match_entities(query: str, names: Mapping[str, Sequence[str]]) -> dict[str, float]:
+    """Entity nodes named in `query`: {node: weight}, by case-insensitive whole-word match of a name
+    or alias (possessive "Ana's" counts). Longer names win over their substrings ("New York" over "York")."""
+    low = query.lower()
+    hits: dict[str, float] = {}
+    spans: list[tuple[int, int]] = []
+    cands = sorted(((alias, node) for node, aliases in names.items() for alias in aliases if alias and alias.strip()),
+                   key=lambda x: -len(x[0]))
+    for alias, node in cands:
+        for m in re.finditer(rf"(?<![\w]){re.escape(alias.lower())}(?:'s|s'|s)?(?![\w])", low):
+            s, e = m.span()
+            if any(s < te and ts < e for ts, te in spans):
+                continue
+            spans.append((s, e))
+            hits[node] = hits.get(node, 0.0) + 1.0
+    return hits
+
+
+# ------------------------------------------------------------------ Personalized PageRank
+
+
+def personalized_pagerank(graph: TypedGraph, seeds: Mapping[str, float], *, damping: float = 0.5,
+                          max_iter: int = 100, tol: float = 1e-8,
+                          type_weights: Mapping[str, float] | None = None) -> dict[str, float]:
+    """PPR over the graph taken as undirected, weighted by edge type × edge weight.
+
+    r = (1 − d)·s + d·(Pᵀ r), s the normalised seed vector; dangling mass returns to the seeds.
+    Returns {node: mass} (sums to 1). Unknown seeds are ignored; no known seed -> {}.
+    """
+    if not 0.0 <= damping < 1.0:
+        raise ValueError("damping must be in [0, 1)")
+    nodes = list(graph.layer)
+    idx = {n: i for i, n in enumerate(nodes)}
+    s = np.zeros(len(nodes))
+    for n, w in seeds.items():
+        if n in idx and w > 0:
+            s[idx[n]] += float(w)
+    if s.sum() <= 0:
+        return {}
+    s /= s.sum()
+    adj = graph.undirected(PPR_TYPE_WEIGHTS if type_weights is None else type_weights)
+    src, dst, w = [], [], []
+    for a, nbrs in adj.items():
+        for b, ww in nbrs.items():
+            src.append(idx[a])
+            dst.append(idx[b])
+            w.append(ww)
+    n = len(nodes)
+    src_a, dst_a, w_a = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64), np.asarray(w)
+    deg = np.bincount(src_a, weights=w_a, minlength=n) if len(src_a) else np.zeros(n)
+    norm = w_a / deg[src_a] if len(src_a) else w_a
+    dangling = deg == 0
+    r = s.copy()
+    for _ in range(max_iter):
+        spread = np.bincount(dst_a, weights=r[src_a] * norm, minlength=n) if len(src_a) else np.zeros(n)
+        new = (1.0 - damping) * s + damping * (spread + r[dangling].sum() * s)
+        if np.abs(new - r).sum() < tol:
+            r = new
+            break
+        r = new
+    return {nodes[i]: float(r[i]) for i in np.nonzero(r)[0]}
+
+
+def _event_scores(graph: TypedGraph, mass: Mapping[str, float]) -> dict[str, float]:
+    """Mass per event node: its own plus its facet points' (each facet point's mass split over its events)."""
+    ev_mass: dict[str, float] = defaultdict(float)
+    for node, m in mass.items():
+        layer = graph.layer.get(node)
+        if layer == "event":
+            ev_mass[node] += m
+        elif layer == "facet_point":
+            evs = [e.dst for e in graph.out.get(node, ()) if graph.layer.get(e.dst) == "event"]
+            for ev in evs:
+                ev_mass[ev] += m / len(evs)
+    return ev_mass
+
+
+def _bfs_path(graph: TypedGraph, sources: Iterable[str], target: str, max_depth: int = 6) -> tuple[str, ...]:
+    src = set(sources)
+    if target in src:
+        return (graph.label(target),)
+    prev: dict[str, tuple[str, str, bool]] = {}
+    frontier = list(src)
+    seen = set(src)
+    for _ in range(max_depth):
+        nxt: list[str] = []
+        for u in frontier:
+            for e, v, fwd in [(e, e.dst, True) for e in graph.out.get(u, ())] + \
+                             [(e, e.src, False) for e in graph.inc.get(u, ())]:
+                if v in seen:
+                    continue
+                seen.add(v)
+                prev[v] = (u, e.type, fwd)
+                if v == target:
+                    steps: list[str] = []
+                    cur = v
+                    while cur in prev:
+                        p, t, f = prev[cur]
+                        steps.append(graph.label(cur))
+                        steps.append(f"-{t}->" if f else f"<-{t}-")
+                        cur = p
+                    steps.append(graph.label(cur))
+                    return tuple(reversed(steps))
+                nxt.append(v)
+        frontier = nxt
+    return ()
+
+
+def ppr_events(graph: TypedGraph, seeds: Mapping[str, float], *, top_k: int = 50, damping: float = 0.5,
+               type_weights: Mapping[str, float] | None = None, explain: int = 10) -> list[GraphHit]:
+    """Events ranked by PPR mass from the seed entities; the first `explain` carry a seed-to-event path."""
+    mass = personalized_pagerank(graph, seeds, damping=damping, type_weights=type_weights)
+    ev = _event_scores(graph, mass)
+    ranked = sorted(ev.items(), key=lambda kv: (-kv[1], str(kv[0])))[:top_k]
+    seed_nodes = [s for s in seeds if s in graph.layer]
+    out = []
+    for i, (node, score) in enumerate(ranked):
+        path = _bfs_path(graph, seed_nodes, node) if i < explain else ()
+        out.append(GraphHit(graph.event_of.get(node, node), score, None, path, "ppr"))
+    return out
+
+
+def spreading_activation(graph: TypedGraph, seeds: Mapping[str, float], *, gamma: float = 0.65,
+                         max_depth: int = 3, max_nodes: int = 50, threshold: float = 0.1,
+                         type_weights: Mapping[str, float] | None = None) -> dict[str, float]:
+    """Collins & Loftus spreading activation as Cortex §4.3.1 runs it: BFS from the seeds,
+    a_j = Σ_i a_i · w_ij · γ per hop (convergent summation), depth ≤ 3, keep ≥ threshold, ≤ max_nodes."""
+    adj = graph.undirected(PPR_TYPE_WEIGHTS if type_weights is None else type_weights)
+    act: dict[str, float] = {n: float(w) for n, w in seeds.items() if n in graph.layer and w > 0}
+    if not act:
+        return {}
+    top = max(act.values())
+    act = {n: a / top for n, a in act.items()}  # seeds at ≤ 1
+    frontier = dict(act)
+    for _ in range(max_depth):
+        nxt: dict[str, float] = defaultdict(float)
+        for u, a in frontier.items():
+            for v, w in adj.get(u, {}).items():
+                if v not in act:
+                    nxt[v] += a * w * gamma
+        frontier = {v: a for v, a in nxt.items() if a >= threshold}
+        if not frontier:
+            break
+        act.update(frontier)
+        if len(act) >= max_nodes:
+            break
+    ranked = sorted(act.items(), key=lambda kv: -kv[1])[:max_nodes]
+    return dict(ranked)
+
+
+def activation_events(graph: TypedGraph, seeds: Mapping[str, float], **kw: Any) -> list[GraphHit]:
+    act = spreading_activation(graph, seeds, **kw)
+    ev = _event_scores(graph, act)
+    return [GraphHit(graph.event_of.get(n, n), s, None, (), "activation")
+            for n, s in sorted(ev.items(), key=lambda kv: (-kv[1], str(kv[0])))]
+
+
+# ------------------------------------------------------------------ PRISM bundle search
+
+
+def edge_discount(edge_type: str, intents: Iterable[str] | str | None) -> float:
+    """α(τ, h(q)) of PRISM eq. 5 (plus evolution under knowledge_update, our extension)."""
+    h = {intents} if isinstance(intents, str) else set(intents or ())
+    if edge_type == "temporal" and "temporal" in h:
+        return 0.5
+    if edge_type == "causal" and "causal" in h:
+        return 0.5
+    if edge_type == "evolution" and "knowledge_update" in h:
+        return 0.5
+    if edge_type == "evolution" and "temporal" in h:
+        return 0.7
+    return 1.0
+
+
+def edge_cost(edge: GEdge, intents: Iterable[str] | str | None, *, sim: float | None = None,
+              c0: Mapping[str, float] = C0) -> float:
+    """c_edge of eq. 4: α · (1 − cos(e, q)) when the edge's similarity is known (in recall), else α · c0(τ)."""
+    base = (1.0 - sim) if sim is not None else c0.get(edge.type, 0.9)
+    return edge_discount(edge.type, intents) * max(0.0, base)
+
+
+def bundle_search(graph: TypedGraph, anchors: Mapping[str, float], intents: Iterable[str] | str | None, *,
+                  edge_sims: Mapping[tuple[str, str, str], float] | None = None, top_k: int = 10,
+                  c_hop: float = C_HOP, c0: Mapping[str, float] = C0, max_hops: int = 5,
+                  max_relations: int = 1, targets: Iterable[str] = ("event",)) -> list[GraphHit]:
+    """PRISM hierarchical bundle search: events by minimum typed-path cost from the anchors.
+
+    `anchors`: {node: cosine with the query} (anchor cost 1 − cos). `intents`: the intent label(s)
+    h(q). `edge_sims`: {(src, dst, type): cos(edge embedding, query)} for edges the recall touched;
+    used only for edges incident to an anchor (eq. 4's R_FAISS). Hierarchy edges are followed in
+    their stored direction (upward, and FacetPoint → event); relation edges either way, at most
+    `max_relations` per path. Returns the `top_k` target nodes by ascending cost.
+    """
+    target_layers = set(targets)
+    sims = edge_sims or {}
+    anchor_set = set(anchors)
+    # state: (cost, tiebreak, node, relations used); best cost per (node, relations used)
+    best: dict[tuple[str, int], float] = {}
+    back: dict[tuple[str, int], tuple[tuple[str, int] | None, str]] = {}
+    heap: list[tuple[float, int, str, int, int]] = []
+    tick = 0
+    for a, cos in anchors.items():
+        if a not in graph.layer:
+            continue
+        cost = max(0.0, 1.0 - float(cos))
+        if cost < best.get((a, 0), float("inf")):
+            best[(a, 0)] = cost
+            back[(a, 0)] = (None, "anchor")
+            heapq.heappush(heap, (cost, tick, a, 0, 0))
+            tick += 1
+    done: dict[str, tuple[float, tuple[str, int]]] = {}
+    while heap:
+        cost, _, u, rel, hops = heapq.heappop(heap)
+        if cost > best.get((u, rel), float("inf")) + 1e-12:
+            continue
+        if graph.layer[u] in target_layers and u not in done:
+            done[u] = (cost, (u, rel))
+        if hops >= max_hops:
+            continue
+        moves: list[tuple[GEdge, str, bool]] = []
+        for e in graph.out.get(u, ()):
+            if e.type in HIERARCHY or e.type in RELATIONS:
+                moves.append((e, e.dst, True))
+        for e in graph.inc.get(u, ()):
+            if e.type in RELATIONS:
+                moves.append((e, e.src, False))
+        for e, v, fwd in moves:
+            is_rel = e.type in RELATIONS
+            if is_rel and rel >= max_relations:
+                continue
+            if e.type == "involves_entity" and hops > 0:
+                continue  # the FP -> Entity shortcut only starts a path (En -> FP is belongs_to)
+            if graph.layer.get(u) == "event" and not is_rel:
+                continue  # an event is the end of the hierarchy
+            sim = sims.get((e.src, e.dst, e.type)) if (e.src in anchor_set or e.dst in anchor_set) else None
+            step = edge_cost(e, intents, sim=sim, c0=c0) + c_hop
+            nrel = rel + (1 if is_rel else 0)
+            nc = cost + step
+            if nc < best.get((v, nrel), float("inf")) - 1e-12:
+                best[(v, nrel)] = nc
+                back[(v, nrel)] = ((u, rel), f"-{e.type}->" if fwd else f"<-{e.type}-")
+                heapq.heappush(heap, (nc, tick, v, nrel, hops + 1))
+                tick += 1
+    ranked = sorted(done.items(), key=lambda kv: (kv[1][0], str(kv[0])))[:top_k]
+    out: list[GraphHit] = []
+    for node, (cost, state) in ranked:
+        steps: list[str] = []
+        rel_types: list[str] = []
+        cur: tuple[str, int] | None = state
+        while cur is not None:
+            prev, how = back[cur]
+            steps.append(graph.label(cur[0]))
+            if prev is not None:
+                steps.append(how)
+                t = how.strip("-<>")
+                if t in RELATIONS:
+                    rel_types.append(t)
+            cur = prev
+        template = "bridge:" + "+".join(rel_types) if rel_types else "backbone"
+        out.append(GraphHit(graph.event_of.get(node, node), 1.0 / (1.0 + cost), cost, tuple(reversed(steps)),
+                            template))
+    return out
+
+
+@dataclass
+class GraphSignal:
+    """Both graph signals for one query, as ranked event ids (for weighted RRF) with explanations."""
+
+    ppr: list[GraphHit] = field(default_factory=list)
+    bundle: list[GraphHit] = field(default_factory=list)
+
+    def ranking(self, k: int = 60) -> list[Hashable]:
+        """One ranked list for the "graph" weight of the intent profile: RRF (k = 60) of the two."""
+        fused: dict[Hashable, float] = defaultdict(float)
+        first: dict[Hashable, int] = {}
+        for hits in (self.bundle, self.ppr):
+            for r, h in enumerate(hits, start=1):
+                fused[h.event_id] += 1.0 / (k + r)
+                first.setdefault(h.event_id, len(first))
+        return sorted(fused, key=lambda e: (-fused[e], first[e]))
