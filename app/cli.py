@@ -230,31 +230,130 @@ def export_cmd(
 
 @app.command("import")
 def import_cmd(
-    path: Path = typer.Argument(..., help="a JSONL file written by `palimpsest export`"),
-    tenant: str = typer.Option(..., help="tenant name (created if missing)"),
-    batch: int = typer.Option(500, help="events per transaction"),
+    path: Path = typer.Argument(..., help="the file to import"),
+    fmt: str = typer.Option("jsonl", "--format", help="jsonl (palimpsest export), locomo, longmemeval, openai"),
+    tenant: str = typer.Option(None, help="write straight to the database for this tenant (created if missing)"),
+    url: str = typer.Option(None, help="or post to a running service at this URL ..."),
+    api_key: str = typer.Option(None, envvar="PALIMPSEST_API_KEY", help="... with this API key"),
+    batch: int = typer.Option(500, help="events per transaction / request"),
+    checkpoint: Path = typer.Option(None, help="resume file (default: <path>.<format>.checkpoint)"),
 ) -> None:
-    """Import events from JSONL (the `palimpsest export` format): a restore; re-running is safe, layers rebuild."""
+    """Import conversations from a file, with a progress bar; an interrupted import resumes where it stopped."""
     from itertools import islice
 
-    from app.storage import tenants as tenant_store
-    from app.storage.db import transaction
-    from app.transfer import import_batch, read_jsonl
-    from workers.dispatch import enqueue
-    from workers.registry import LAYERS
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    s = get_settings()
+    from app.importers import read_records, stable_event_id
+
+    if (tenant is None) == (url is None):
+        raise typer.BadParameter("give either --tenant (direct to the database) or --url with --api-key")
+    sink = _HttpSink(url, api_key) if url else _DbSink(tenant)
+    checkpoint = checkpoint or path.with_name(f"{path.name}.{fmt}.checkpoint")
+    done = int(checkpoint.read_text()) if checkpoint.exists() else 0
+    records = read_records(path, fmt)
     created = dup = 0
-    with open(path, encoding="utf-8") as fh:
-        records = read_jsonl(fh)
-        with transaction() as conn:
-            tid = tenant_store.create_tenant(conn, tenant)
+    with Progress(TextColumn("[bold]import"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  transient=False) as progress:
+        task = progress.add_task("events", total=None, completed=done)
+        for _ in islice(records, done):  # resume: skip what an earlier run committed
+            pass
         while chunk := list(islice(records, batch)):
-            with transaction() as conn:
-                results = import_batch(conn, tid, chunk, list(LAYERS))
-            new = [r.id for r in results if r.status == "created"]
-            created += len(new)
-            dup += len(results) - len(new)
-            for layer in LAYERS:
-                enqueue(layer, new, s.index_chunk_size)
-    typer.echo(f"restored {created} events ({dup} already present)")
+            if fmt != "jsonl":  # a restore stays verbatim; other formats get stable ids (re-runs are no-ops)
+                for rec in chunk:
+                    if rec.get("event_id") is None:
+                        rec["event_id"] = stable_event_id(rec)
+            c, d = sink.write(chunk)
+            created, dup = created + c, dup + d
+            done += len(chunk)
+            checkpoint.write_text(str(done))
+            progress.update(task, completed=done)
+    checkpoint.unlink(missing_ok=True)
+    typer.echo(f"imported {created} events ({dup} already present)")
+
+
+class _DbSink:
+    def __init__(self, tenant: str):
+        from app.storage import tenants as tenant_store
+        from app.storage.db import transaction
+
+        with transaction() as conn:
+            self.tenant_id = tenant_store.create_tenant(conn, tenant)
+
+    def write(self, records: list[dict]) -> tuple[int, int]:
+        from app.storage.db import transaction
+        from app.transfer import import_batch
+        from workers.dispatch import enqueue
+        from workers.registry import LAYERS
+
+        with transaction() as conn:
+            results = import_batch(conn, self.tenant_id, records, list(LAYERS))
+        new = [r.id for r in results if r.status == "created"]
+        for layer in LAYERS:
+            enqueue(layer, new, get_settings().index_chunk_size)
+        return len(new), len(results) - len(new)
+
+
+class _HttpSink:
+    def __init__(self, url: str, key: str | None):
+        import httpx
+
+        if not key:
+            raise typer.BadParameter("--url needs --api-key (or PALIMPSEST_API_KEY)")
+        self.client = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=120)
+
+    def write(self, records: list[dict]) -> tuple[int, int]:
+        r = self.client.post("/v1/events", json={"events": records})
+        if r.status_code != 200:
+            raise typer.BadParameter(f"the service refused a batch ({r.status_code}): {r.text[:500]}")
+        statuses = [x["status"] for x in r.json()["results"]]
+        return statuses.count("created"), statuses.count("duplicate")
+
+
+@app.command("query")
+def query_cmd(
+    question: str = typer.Argument(...),
+    url: str = typer.Option("http://127.0.0.1:8000", envvar="PALIMPSEST_URL"),
+    api_key: str = typer.Option(..., envvar="PALIMPSEST_API_KEY"),
+    conversation: str = typer.Option(None, "--conversation", "-c"),
+    top_k: int = typer.Option(10),
+    token_budget: int = typer.Option(2000),
+    pipeline: list[str] = typer.Option([], "--pipeline", "-p", help="stage override key=value (repeatable)"),
+    show_context: bool = typer.Option(False, "--context", help="also print the assembled context"),
+) -> None:
+    """Ask a running service and print the ranked evidence with each signal's rank and score."""
+    import json
+
+    import httpx
+    from rich.console import Console
+    from rich.table import Table
+
+    overrides = {}
+    for item in pipeline:
+        k, _, v = item.partition("=")
+        try:
+            overrides[k] = json.loads(v)
+        except json.JSONDecodeError:
+            overrides[k] = v
+    body = {"query": question, "top_k": top_k, "token_budget": token_budget}
+    if conversation:
+        body["conversation_id"] = conversation
+    if overrides:
+        body["pipeline"] = overrides
+    r = httpx.post(f"{url}/v1/query", json=body, headers={"Authorization": f"Bearer {api_key}"}, timeout=60)
+    if r.status_code != 200:
+        typer.echo(f"error {r.status_code}: {r.text}", err=True)
+        raise typer.Exit(1)
+    out = r.json()
+    signals = sorted({name for it in out["items"] for name in it["signals"]})
+    table = Table(title=f"{question}  ({out['context_tokens']} context tokens)")
+    for col in ("#", "score", *signals, "ctx", "when", "speaker", "content"):
+        table.add_column(col, overflow="fold")
+    for rank, it in enumerate(out["items"], start=1):
+        cells = [f"{it['signals'][s]['rank']} ({it['signals'][s]['score']:.3f})" if s in it["signals"] else "-"
+                 for s in signals]
+        table.add_row(str(rank), f"{it['score']:.4f}", *cells, "✓" if it["in_context"] else "",
+                      it["occurred_at"][:16], it["speaker"], it["content"][:200])
+    console = Console()
+    console.print(table)
+    if show_context:
+        console.print(out["context"])

@@ -56,6 +56,16 @@ def test_post_index_and_find_by_meaning(tmp_path, database_url, redis_url, engin
             assert out["items"][0]["event_id"] == "t3"
             assert set(out["items"][0]["signals"]) == {"dense"}
 
+            # the CLI prints the same evidence as a table with per-signal ranks
+            from typer.testing import CliRunner
+
+            from app.cli import app as cli
+
+            r = CliRunner().invoke(cli, ["query", "musical instrument lessons", "--url", stack.base_url,
+                                         "--api-key", key, "-c", "e2e", "-p", "lexical=false"], env={"COLUMNS": "200"})
+            assert r.exit_code == 0, r.output
+            assert "cello" in r.output and "dense" in r.output and "lexical" not in r.output  # stage off
+
             # a retry after indexing creates nothing and leaves nothing pending
             again = c.post("/v1/events", json={"events": events}).json()["results"]
             assert {r["status"] for r in again} == {"duplicate"}

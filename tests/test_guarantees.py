@@ -140,9 +140,9 @@ def test_export_then_import_round_trips(client, make_tenant, tmp_path, engine):
     assert len(lines) == 8
 
     r = runner.invoke(cli, ["import", str(dump), "--tenant", name + "-restored"])
-    assert r.exit_code == 0 and "restored 8 events" in r.output, r.output
+    assert r.exit_code == 0 and "imported 8 events" in r.output, r.output
     r = runner.invoke(cli, ["import", str(dump), "--tenant", name + "-restored"])
-    assert "restored 1 events (7 already present)" in r.output  # only the id-less one repeats
+    assert "imported 1 events (7 already present)" in r.output  # only the id-less one repeats
     with engine.begin() as conn:
         new_id = store.create_tenant(conn, name + "-restored")
         new_key = store.create_key(conn, new_id)
