@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from contextlib import asynccontextmanager
 
 import structlog
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from sqlalchemy.exc import DBAPIError, OperationalError
 
@@ -61,6 +63,8 @@ def create_app() -> FastAPI:
     app.add_middleware(RequestContext)  # outermost: times and tags everything, rejections included
     register_collectors()
     app.add_route("/metrics", metrics_endpoint, include_in_schema=False)
+    # The memory explorer: static files, no build step; it talks to the API with the user's key.
+    app.mount("/ui", StaticFiles(directory=Path(__file__).resolve().parents[1] / "ui", html=True), name="ui")
     for r in (health.router, events.router, conversations.router, conversations.speakers_router, query.router):
         app.include_router(r)
 

@@ -177,6 +177,17 @@ class EventPage(BaseModel):
     next_cursor: str | None = Field(description="Pass as ?cursor= for the next page; null at the end.")
 
 
+class ConversationSummary(BaseModel):
+    conversation_id: str
+    events: int
+    first_at: datetime
+    last_at: datetime
+
+
+class ConversationList(BaseModel):
+    conversations: list[ConversationSummary]
+
+
 class ConversationStatus(BaseModel):
     conversation_id: str
     events: int

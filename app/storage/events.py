@@ -182,3 +182,15 @@ def delete_speaker(conn: Connection, tenant_id: int, speaker: str) -> tuple[int,
     )
     convs = [r[0] for r in res]
     return len(convs), sorted(set(convs))
+
+
+def list_conversations(conn: Connection, tenant_id: int, limit: int = 1000) -> list[tuple[str, int, datetime, datetime]]:
+    """(conversation_id, events, first event time, last event time), most recently active first."""
+    res = conn.execute(
+        select(Event.conversation_id, func.count(), func.min(Event.occurred_at), func.max(Event.occurred_at))
+        .where(Event.tenant_id == tenant_id)
+        .group_by(Event.conversation_id)
+        .order_by(func.max(Event.occurred_at).desc(), Event.conversation_id)
+        .limit(limit)
+    )
+    return [tuple(r) for r in res]

@@ -1,16 +1,26 @@
 """Per-conversation views of the background work."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, HTTPException
+from fastapi import APIRouter, Depends, HTTPException, Query
 from sqlalchemy import Connection
 
 from app.api.deps import db, reader, writer
-from app.api.schemas import ROUTE_ERRORS, ConversationStatus
+from app.api.schemas import ROUTE_ERRORS, ConversationList, ConversationStatus, ConversationSummary
 from app.storage import events as store
 from app.storage.tenants import Principal
 from workers.registry import LAYERS
 
 router = APIRouter(prefix="/v1/conversations", tags=["conversations"], responses=ROUTE_ERRORS)
+
+
+@router.get("", response_model=ConversationList, summary="The tenant's conversations, most recently active first")
+def list_conversations(
+    limit: int = Query(200, ge=1, le=1000), who: Principal = Depends(reader), conn: Connection = Depends(db)
+) -> ConversationList:
+    rows = store.list_conversations(conn, who.tenant_id, limit)
+    return ConversationList(conversations=[
+        ConversationSummary(conversation_id=c, events=n, first_at=a, last_at=b) for c, n, a, b in rows
+    ])
 
 
 @router.get("/{conversation_id}/status", response_model=ConversationStatus, summary="Indexing lag per layer")
