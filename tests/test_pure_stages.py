@@ -77,3 +77,24 @@ def test_assemble_skips_an_item_too_long_and_keeps_shorter_ones():
 def test_assemble_empty_budget_returns_nothing():
     ctx = assemble(_items(3), 1, words)
     assert ctx.text == "" and ctx.tokens == 0 and not ctx.included
+
+
+def test_parse_tsvector_counts_positions():
+    from app.pipeline.lexical import parse_tsvector
+
+    assert parse_tsvector("'denver':5 'move':3,9 'o''neil':1 'x'") == {"denver": 1, "move": 2, "o''neil": 1, "x": 1}
+
+
+def test_bm25_prefers_rare_terms_and_more_coverage():
+    from app.pipeline.lexical import bm25
+
+    docs = [
+        (1, {"went": 1, "store": 1}),
+        (2, {"went": 1, "denver": 1}),
+        (3, {"went": 1, "park": 1}),
+        (4, {"went": 1, "denver": 1, "ski": 1}),
+    ]
+    ranked = bm25(["went", "denver", "ski"], docs, n_docs=10, avgdl=2.0)
+    assert [pk for pk, _ in ranked][:2] == [4, 2]  # rare terms outweigh the common "went"
+    scores = dict(ranked)
+    assert scores[1] == scores[3] < scores[2]

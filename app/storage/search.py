@@ -9,7 +9,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
+import re
+
 from sqlalchemy import Connection, text
+
+_LEXEME = re.compile(r"'((?:[^']|'')+)'")
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,43 @@ WHERE {filters} AND e.search_tsv @@ q.tsq
 ORDER BY score DESC, e.id
 LIMIT :limit
 """
+
+
+_LEXICAL_DOCS_SQL = """
+WITH q AS (
+    SELECT replace(websearch_to_tsquery('english', :query)::text, ' & ', ' | ')::tsquery AS tsq
+)
+SELECT e.id, e.search_tsv::text
+FROM events e, q
+WHERE {filters} AND e.search_tsv @@ q.tsq
+ORDER BY ts_rank_cd(e.search_tsv, q.tsq, 1) DESC, e.id
+LIMIT :limit
+"""
+
+_SCOPE_STATS_SQL = "SELECT count(*), coalesce(avg(length(e.search_tsv)), 0) FROM events e WHERE {filters}"
+
+
+def query_lexemes(conn: Connection, query: str) -> list[str]:
+    """The stemmed, stop-word-free terms of a question, as full-text search sees them."""
+    row = conn.execute(text("SELECT websearch_to_tsquery('english', :q)::text"), {"q": query}).scalar_one()
+    return sorted(set(_LEXEME.findall(row or "")))
+
+
+def lexical_documents(conn: Connection, scope: Scope, query: str, limit: int) -> list[tuple[int, str]]:
+    """Events matching any query term, with their tsvector text (lexemes and positions).
+
+    The cap keeps the best `limit` by cover density; within one conversation it is rarely reached.
+    """
+    where, params = _filters(scope)
+    params.update(query=query, limit=limit)
+    return [(r[0], r[1]) for r in conn.execute(text(_LEXICAL_DOCS_SQL.format(filters=where)), params)]
+
+
+def scope_stats(conn: Connection, scope: Scope) -> tuple[int, float]:
+    """(number of events, mean distinct lexemes per event) in the scope: BM25's N and avgdl."""
+    where, params = _filters(scope)
+    n, avg = conn.execute(text(_SCOPE_STATS_SQL.format(filters=where)), params).one()
+    return int(n), float(avg)
 
 
 def lexical_candidates(conn: Connection, scope: Scope, query: str, limit: int) -> list[tuple[int, float]]:
