@@ -109,6 +109,22 @@ def migrate() -> None:
 
     upgrade(database_url())
     typer.echo("database is at the newest revision")
+    s = get_settings()
+    if s.bootstrap_api_key:  # compose and k8s hand the first key to the migrate job
+        from app.storage import tenants
+        from app.storage.db import transaction
+
+        with transaction() as conn:
+            tenants.ensure_bootstrap_key(conn, s.bootstrap_tenant, s.bootstrap_api_key)
+        typer.echo(f"bootstrap API key registered for tenant '{s.bootstrap_tenant}'")
+
+
+@app.command()
+def mcp() -> None:
+    """Serve the memory as MCP tools over stdio, for agent hosts (PALIMPSEST_URL, PALIMPSEST_API_KEY)."""
+    from app.api.mcp import run_stdio
+
+    run_stdio()
 
 
 @app.command()

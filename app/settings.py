@@ -75,6 +75,8 @@ class Settings(BaseSettings):
     rrf_k: int = 60
     lexical_enabled: bool = True
     dense_enabled: bool = True
+    context_neighbours: int = 1
+    context_neighbour_of: int = 5
     lexical_weight: float = 1.0
     dense_weight: float = 1.0
 

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.pipeline.assemble import ContextItem, assemble, render_line
+from app.pipeline.assemble import AssemblyPlan, ContextItem, assemble, render_line
 from app.pipeline.fusion import weighted_rrf
 from app.pipeline.writer import NewEvent, plan_batch
 
@@ -58,7 +58,7 @@ def test_assemble_respects_budget_and_orders_by_time():
     items = _items(6)
     costs = [words(render_line(it)) for it in items]
     budget = costs[0] + costs[1] + costs[3]
-    ctx = assemble(items, budget, words)
+    ctx = assemble(items, budget, words, plan=AssemblyPlan(notice=False))
     assert ctx.tokens <= budget
     assert ctx.tokens == words(ctx.text)
     assert 0 in ctx.included and 1 in ctx.included
@@ -70,7 +70,7 @@ def test_assemble_skips_an_item_too_long_and_keeps_shorter_ones():
     t = datetime(2024, 1, 1, tzinfo=timezone.utc)
     long = ContextItem(1, "A", "long " * 100, t)
     short = ContextItem(2, "B", "short", t)
-    ctx = assemble([long, short], 20, words)
+    ctx = assemble([long, short], 20, words, plan=AssemblyPlan(notice=False))
     assert ctx.included == frozenset({2})
 
 
@@ -98,3 +98,17 @@ def test_bm25_prefers_rare_terms_and_more_coverage():
     assert [pk for pk, _ in ranked][:2] == [4, 2]  # rare terms outweigh the common "went"
     scores = dict(ranked)
     assert scores[1] == scores[3] < scores[2]
+
+
+def test_assemble_adds_neighbours_of_top_evidence_and_a_notice():
+    t = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    q = ContextItem(10, "Ben", "what city?", t)
+    a = ContextItem(11, "Ana", "Denver", t + timedelta(minutes=1))
+    far = [ContextItem(20 + i, "X", "filler " * 5, t + timedelta(days=i + 1)) for i in range(5)]
+    budget = sum(words(render_line(x)) for x in (a, q, far[0])) + words("[99 more matching events were left out to fit the token budget.]")
+    ctx = assemble([a, *far], budget, words, neighbours={11: [q]}, plan=AssemblyPlan(direct=1, neighbour_of=1))
+    assert ctx.included == frozenset({11, 10, 20})
+    assert ctx.reasons == {11: "direct evidence", 10: "next to #11", 20: "ranked candidate"}
+    assert ctx.text.splitlines()[0].endswith("Ben: what city?")  # time order: the question first
+    assert ctx.text.splitlines()[-1] == "[4 more matching events were left out to fit the token budget.]"
+    assert ctx.tokens == words(ctx.text) <= budget

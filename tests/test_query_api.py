@@ -67,7 +67,8 @@ def test_top_k_and_pipeline_switches(client, tenant):
     out = q(client, key, query="bakery", conversation_id="talk", top_k=1)
     assert len(out["items"]) == 1
     off = q(client, key, query="bakery", conversation_id="talk", pipeline={"lexical": False, "dense": False})
-    assert off["items"] == [] and off["context"] == "" and off["pipeline"] == {"lexical": False, "dense": False}
+    assert off["items"] == [] and off["context"] == "" and off["context_items"] == []
+    assert off["pipeline"]["lexical"] is False and off["pipeline"]["dense"] is False
 
 
 def test_query_validation(client, tenant):
@@ -105,3 +106,15 @@ def test_health_and_readiness(client):
             break
         time.sleep(0.5)
     assert r.status_code == 200 and r.json()["checks"] == {"database": "ok", "broker": "ok", "model": "ok"}
+
+
+def test_context_items_say_why_each_event_is_there(client, tenant):
+    _, key = tenant
+    load(client, key)
+    out = q(client, key, query="sourdough bread", conversation_id="talk", top_k=1, token_budget=2000)
+    reasons = {c["event_id"]: c["reason"] for c in out["context_items"]}
+    assert reasons["5"] == "direct evidence"
+    assert reasons["4"].startswith("next to #")  # the question this answer replies to
+    assert len(out["context_items"]) == len(out["context"].splitlines()) - (1 if out["left_out"] else 0)
+    tight = q(client, key, query="bakery job bread Denver Miso", conversation_id="talk", token_budget=40)
+    assert tight["left_out"] > 0 and tight["context"].endswith("left out to fit the token budget.]")

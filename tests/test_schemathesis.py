@@ -12,20 +12,19 @@ from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from app.api.main import app
+from app.models.embedder import get_embedder
 
+# Load the model here, before schemathesis runs the app's start-up: the warm-up thread would
+# otherwise import torch while schemathesis compiles code, which CPython 3.11 does not survive.
+get_embedder()
+app.state.model_state = "ok"
 schema = schemathesis.openapi.from_asgi("/openapi.json", app)
 
 
 @pytest.fixture(scope="module")
-def api_key(engine, client):
-    import time
-
+def api_key(engine):
     from app.storage import tenants
 
-    deadline = time.time() + 120  # the `client` fixture ran the app's start-up: wait for the model
-    while client.get("/readyz").status_code != 200:
-        assert time.time() < deadline
-        time.sleep(0.5)
     with engine.begin() as conn:
         tid = tenants.create_tenant(conn, "schemathesis")
         return tenants.create_key(conn, tid, scopes=("read", "write"))

@@ -15,6 +15,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 
 from app.api.routes import conversations, events, health, query
 from app.api.limits import BodySizeLimit
+from app.api.mcp import mount_mcp
 from app.api.observability import RequestContext, metrics_endpoint, register_collectors
 from app.logging import configure_logging
 from app.settings import get_settings
@@ -67,6 +68,7 @@ def create_app() -> FastAPI:
     app.mount("/ui", StaticFiles(directory=Path(__file__).resolve().parents[1] / "ui", html=True), name="ui")
     for r in (health.router, events.router, conversations.router, conversations.speakers_router, query.router):
         app.include_router(r)
+    mount_mcp(app)  # MCP tools at /mcp, same API keys; runs its session manager inside the lifespan
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:

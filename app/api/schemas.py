@@ -215,6 +215,9 @@ class PipelineOptions(Strict):
     dense_weight: Weight | None = None
     rrf_k: Annotated[int, Interval(ge=1, le=1000), BeforeValidator(_number_only)] | None = None
     candidate_pool: Annotated[int, Interval(ge=1, le=1000), BeforeValidator(_number_only)] | None = None
+    neighbours: Annotated[int, Interval(ge=0, le=5), BeforeValidator(_number_only)] | None = None
+    neighbour_of: Annotated[int, Interval(ge=0, le=50), BeforeValidator(_number_only)] | None = None
+    notice: StrictBool | None = None
 
 
 class QueryIn(Strict):
@@ -255,11 +258,19 @@ class QueryItem(BaseModel):
     in_context: bool = Field(description="Whether the item is part of `context`.")
 
 
+class ContextEntry(BaseModel):
+    id: int
+    event_id: str | None
+    reason: str = Field(description="Why it is in the context: direct evidence, next to #id, ranked candidate, ...")
+
+
 class QueryOut(BaseModel):
     items: list[QueryItem]
-    context: str
+    context: str = Field(description="Time-ordered, dated lines for the answer model, inside token_budget.")
     context_tokens: int
-    pipeline: dict[str, Any]
+    context_items: list[ContextEntry] = Field(description="Every event in the context, in context order, with why.")
+    left_out: int = Field(description="Ranked candidates that did not fit the budget.")
+    pipeline: dict[str, Any] = Field(description="The recipe that ran (settings and this request's overrides).")
 
 
 class ErrorOut(BaseModel):

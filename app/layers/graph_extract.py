@@ -2,9 +2,10 @@
 
 Per event: sentences, split further into clauses at causal cues, become facet points (small talk
 with no content words, names, numbers or dates is skipped). Each carries its entities (speaker names,
-capitalised spans, "my sister" -> "<speaker>'s sister"; the speaker when the clause is in the first
-person), a topic from a small keyword lexicon, and its time expressions resolved against the event's
-time. Causal edges come from cue words within a sentence ("because", "so", "led to") and at the
+capitalised spans, "my sister" -> "<speaker>'s sister", the speaker when the clause is in the first
+person, and recurring common-noun concepts such as "pottery class" or "camping" that the conversation
+returns to in at least two events), a topic from a small keyword lexicon, and its time expressions
+resolved against the event's time. Causal edges come from cue words within a sentence ("because", "so", "led to") and at the
 start of one ("That's why", "So,", "As a result") pointing back to the sentence before.
 
 The `Extractor` protocol is what the worker depends on; `LLMExtractor` (app.layers.llm_extract)

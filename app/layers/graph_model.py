@@ -1,6 +1,6 @@
 """The memory graph of PRISM §3.2 and Appendix C.1, as plain data, and its assembly from facts.
 
-Four node layers: Entity (a named anchor: person, place, organisation, thing), FacetPoint (one atomic
+Four node layers: Entity (an anchor: person, place, organisation, event, animal, concept, thing), FacetPoint (one atomic
 fact from one event), Facet (facet points of one episode grouped by entity and topic), Episode (from
 consolidation). Edges:
 
@@ -44,7 +44,7 @@ Encode = Callable[[list[str]], np.ndarray]
 class Entity:
     id: str
     name: str
-    kind: str  # person | place | organization | event | animal | thing
+    kind: str  # person | place | organization | event | animal | concept | thing
     aliases: tuple[str, ...]
     mentions: int
     first_event_id: str

@@ -196,9 +196,11 @@ class LLMExtractor:
 
     def _chunks(self, events: Sequence[LayerEvent], episodes: Sequence[Episode]) -> list[list[LayerEvent]]:
         by_id = {e.id: e for e in events}
+        groups = [[by_id[i] for i in ep.event_ids if i in by_id] for ep in episodes]
+        covered = {e.id for g in groups for e in g}
+        groups.append([e for e in events if e.id not in covered])  # events no episode holds (yet)
         chunks = []
-        for ep in episodes:
-            evs = [by_id[i] for i in ep.event_ids if i in by_id]
+        for evs in groups:
             for k in range(0, len(evs), self.max_events):
                 chunks.append(evs[k : k + self.max_events])
         return [c for c in chunks if c]

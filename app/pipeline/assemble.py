@@ -1,13 +1,19 @@
-"""Stage: context assembly inside a token budget (first version).
+"""Context assembly inside a token budget (Cortex §5, PRISM N3), by priority:
 
-Takes candidates best first, keeps each whose rendered line still fits the budget (a long
-turn that does not fit is skipped, so shorter evidence behind it still gets in), then orders
-the chosen lines by time so the answer model reads the conversation as it happened.
+1. direct evidence — the best-ranked candidates (the top_k items first);
+2. neighbours — the turns right around the strongest evidence (the question a reply answers,
+   the reply to a question), which carry what the evidence leaves implicit;
+3. the rest of the ranked candidates, while they fit;
+4. a closing notice of what was left out, so the answer model knows the context is partial.
+
+A piece that does not fit is skipped, not truncated, so shorter evidence behind it still gets
+in. The chosen lines are then ordered by time, each with its absolute date and speaker, so the
+answer model reads the conversation as it happened.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 
 
@@ -20,27 +26,68 @@ class ContextItem:
 
 
 @dataclass(frozen=True)
+class AssemblyPlan:
+    direct: int = 10  # how many top candidates count as direct evidence
+    neighbour_of: int = 5  # neighbours are added around this many of the best candidates
+    notice: bool = True
+
+
+@dataclass
 class AssembledContext:
     text: str
     tokens: int
     included: frozenset[int]
+    reasons: dict[int, str] = field(default_factory=dict)
+    left_out: int = 0
 
 
 def render_line(item: ContextItem) -> str:
     return f"[{item.occurred_at.strftime('%Y-%m-%d %H:%M')}] {item.speaker}: {item.content}"
 
 
+def notice_text(left_out: int) -> str:
+    return f"[{left_out} more matching events were left out to fit the token budget.]"
+
+
 def assemble(
-    ranked: Sequence[ContextItem], budget: int, count_tokens: Callable[[str], int]
+    ranked: Sequence[ContextItem],
+    budget: int,
+    count_tokens: Callable[[str], int],
+    neighbours: Mapping[int, Sequence[ContextItem]] | None = None,
+    plan: AssemblyPlan = AssemblyPlan(),
 ) -> AssembledContext:
-    chosen: list[ContextItem] = []
+    chosen: dict[int, ContextItem] = {}
+    reasons: dict[int, str] = {}
+    cost: dict[int, int] = {}
     used = 0
-    for item in ranked:
-        cost = count_tokens(render_line(item))
-        if used + cost > budget:
-            continue
-        chosen.append(item)
-        used += cost
-    chosen.sort(key=lambda it: (it.occurred_at, it.id))
+    # Reserve room for the notice up front, so adding it can never overflow the budget.
+    reserve = count_tokens(notice_text(len(ranked))) if plan.notice and ranked else 0
+    room = max(0, budget - reserve)
+
+    def take(item: ContextItem, reason: str) -> None:
+        nonlocal used
+        if item.id in chosen:
+            return
+        c = cost.setdefault(item.id, count_tokens(render_line(item)))
+        if used + c <= room:
+            chosen[item.id] = item
+            reasons[item.id] = reason
+            used += c
+
+    for item in ranked[: plan.direct]:
+        take(item, "direct evidence")
+    for item in ranked[: plan.neighbour_of]:
+        if item.id in chosen:
+            for n in (neighbours or {}).get(item.id, ()):
+                take(n, f"next to #{item.id}")
+    for item in ranked[plan.direct:]:
+        take(item, "ranked candidate")
+
+    lines = [render_line(it) for it in sorted(chosen.values(), key=lambda it: (it.occurred_at, it.id))]
+    left_out = sum(1 for it in ranked if it.id not in chosen)
+    if left_out and plan.notice and reserve and lines:
+        note = notice_text(left_out)
+        lines.append(note)
+        used += count_tokens(note)
     # WordPiece splits on whitespace, so the joined text costs exactly the sum of its lines.
-    return AssembledContext("\n".join(render_line(it) for it in chosen), used, frozenset(it.id for it in chosen))
+    return AssembledContext("\n".join(lines), used, frozenset(chosen), reasons, left_out)

@@ -260,7 +260,11 @@ def _prediction_errors(
     topic_threshold: float,
 ) -> list[float]:
     """Batched: one encode call for every pair that survives the early exits."""
-    todo = [i for i, m in enumerate(nearest) if m and not noise[i] and encode is not None]
+    todo = [
+        i for i, m in enumerate(nearest)
+        if m and not noise[i] and encode is not None
+        and (similarities[i] is None or similarities[i] >= topic_threshold)  # type: ignore[operator]
+    ]
     need_sim = [i for i in todo if similarities[i] is None]
     batch: list[str] = []
     for i in need_sim:

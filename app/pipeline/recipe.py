@@ -5,7 +5,7 @@ is how the benchmark ablates a stage.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from app.settings import Settings
@@ -19,6 +19,9 @@ class Recipe:
     dense_weight: float = 1.0
     rrf_k: int = 60
     candidate_pool: int = 100
+    neighbours: int = 1  # turns on each side of the strongest evidence added to the context
+    neighbour_of: int = 5  # around how many of the best candidates
+    notice: bool = True  # end the context with a note of what was left out
 
     @classmethod
     def from_settings(cls, s: Settings) -> "Recipe":
@@ -29,6 +32,8 @@ class Recipe:
             dense_weight=s.dense_weight,
             rrf_k=s.rrf_k,
             candidate_pool=s.candidate_pool,
+            neighbours=s.context_neighbours,
+            neighbour_of=s.context_neighbour_of,
         )
 
     def with_overrides(self, overrides: dict[str, Any] | None) -> "Recipe":
@@ -36,6 +41,10 @@ class Recipe:
             return self
         known = {f.name for f in fields(self)}
         return replace(self, **{k: v for k, v in overrides.items() if k in known and v is not None})
+
+    def describe(self) -> dict[str, Any]:
+        """The recipe as run, echoed in the response so a result can be reproduced."""
+        return asdict(self)
 
     def weights(self) -> dict[str, float]:
         return {"lexical": self.lexical_weight, "dense": self.dense_weight}

@@ -194,3 +194,37 @@ def list_conversations(conn: Connection, tenant_id: int, limit: int = 1000) -> l
         .limit(limit)
     )
     return [tuple(r) for r in res]
+
+
+_NEIGHBOURS_SQL = """
+SELECT c.id AS center, n.id, n.event_id, n.conversation_id, n.speaker, n.recipient, n.role, n.content,
+       n.occurred_at, n.ingested_at, n.metadata, n.gate_novelty, n.gate_salience, n.gate_prediction_error,
+       n.gate_score, n.gate_status
+FROM events c
+JOIN LATERAL (
+    (SELECT * FROM events p
+     WHERE p.tenant_id = c.tenant_id AND p.conversation_id = c.conversation_id
+       AND (p.occurred_at, p.id) < (c.occurred_at, c.id)
+       AND (p.gate_status IS NULL OR p.gate_status <> 'gated_out')
+     ORDER BY p.occurred_at DESC, p.id DESC LIMIT :window)
+    UNION ALL
+    (SELECT * FROM events f
+     WHERE f.tenant_id = c.tenant_id AND f.conversation_id = c.conversation_id
+       AND (f.occurred_at, f.id) > (c.occurred_at, c.id)
+       AND (f.gate_status IS NULL OR f.gate_status <> 'gated_out')
+     ORDER BY f.occurred_at, f.id LIMIT :window)
+) n ON true
+WHERE c.tenant_id = :tenant_id AND c.id = ANY(:ids)
+"""
+
+
+def neighbours(conn: Connection, tenant_id: int, pks: list[int], window: int = 1) -> dict[int, list[EventRow]]:
+    """The `window` events before and after each given event in its conversation (index-backed)."""
+    if not pks or window <= 0:
+        return {}
+    out: dict[int, list[EventRow]] = {}
+    for r in conn.execute(text(_NEIGHBOURS_SQL), {"tenant_id": tenant_id, "ids": pks, "window": window}):
+        out.setdefault(r[0], []).append(EventRow(*r[1:]))
+    for rows in out.values():
+        rows.sort(key=lambda e: (e.occurred_at, e.id))
+    return out

@@ -5,7 +5,7 @@ from fastapi import APIRouter, Depends
 from sqlalchemy import Connection
 
 from app.api.deps import db, reader
-from app.api.schemas import ROUTE_ERRORS, QueryIn, QueryItem, QueryOut, SignalEvidence
+from app.api.schemas import ROUTE_ERRORS, ContextEntry, QueryIn, QueryItem, QueryOut, SignalEvidence
 from app.models.embedder import get_embedder
 from app.pipeline.query import QueryInput, run_query
 from app.pipeline.recipe import Recipe
@@ -42,5 +42,7 @@ def query(body: QueryIn, who: Principal = Depends(reader), conn: Connection = De
         ],
         context=out.context,
         context_tokens=out.context_tokens,
+        context_items=[ContextEntry(id=e.id, event_id=e.event_id, reason=why) for e, why in out.context_items],
+        left_out=out.left_out,
         pipeline=out.recipe,
     )

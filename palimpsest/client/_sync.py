@@ -1,0 +1,197 @@
+"""The synchronous client."""
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from palimpsest.client import _core, errors
+from palimpsest.client.models import (
+    ConversationStatus,
+    DeleteResult,
+    Event,
+    EventIn,
+    EventPage,
+    EventResult,
+    PipelineOptions,
+    QueryResult,
+    TimeRange,
+    WriteResult,
+)
+
+
+class Palimpsest:
+    """A client for one Palimpsest server and one API key.
+
+        with Palimpsest("http://127.0.0.1:8000", api_key="pal_...") as pal:
+            pal.add_event("c1", "Ana", "We moved to Denver last spring.")
+            pal.wait_until_indexed("c1")
+            print(pal.query("Where does Ana live?", conversation_id="c1").context)
+
+    `base_url` and `api_key` default to the environment variables PALIMPSEST_URL and
+    PALIMPSEST_API_KEY. Retries follow `retry` (a `RetryPolicy`; `max_retries` is a shortcut).
+    With `idempotent_ids` (the default) every event written without an `event_id` gets one
+    derived from its content (see `derive_event_id`), so no retry can store it twice.
+    """
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float | httpx.Timeout = 30.0,
+        retry: _core.RetryPolicy | None = None,
+        max_retries: int | None = None,
+        idempotent_ids: bool = True,
+        headers: Mapping[str, str] | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.base_url, self.api_key = _core.resolve_config(base_url, api_key)
+        policy = retry or _core.RetryPolicy()
+        if max_retries is not None:
+            policy = dataclasses.replace(policy, max_retries=max_retries)
+        self.retry = policy
+        self.idempotent_ids = idempotent_ids
+        self._http = httpx.Client(base_url=self.base_url, headers=_core.default_headers(self.api_key, headers),
+                                  timeout=timeout, transport=transport)
+
+    # ------------------------------------------------------------ plumbing
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Palimpsest:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+    def _request(self, method: str, path: str, *, json: Any = None, params: Mapping[str, Any] | None = None,
+                 retry: _core.RetryPolicy | None = None) -> httpx.Response:
+        policy = retry or self.retry
+        attempt = 0
+        while True:
+            try:
+                response = self._http.request(method, path, json=json, params=params)
+            except _core.RETRYABLE_EXCEPTIONS as exc:
+                if attempt >= policy.max_retries:
+                    raise errors.APIConnectionError(
+                        f"{method} {self.base_url}{path} failed after {attempt + 1} attempt(s): {exc!r}") from exc
+                self._sleep(policy.delay(attempt, None))
+                attempt += 1
+                continue
+            if response.is_success:
+                return response
+            if response.status_code in policy.retry_statuses and attempt < policy.max_retries:
+                self._sleep(policy.delay(attempt, response))
+                attempt += 1
+                continue
+            raise _core.error_for(response)
+
+    # ------------------------------------------------------------ events
+
+    def write_events(self, events: Iterable[EventIn | Mapping[str, Any]], *, batch_size: int = _core.MAX_BATCH) -> WriteResult:
+        """Write events (verbatim); one result per event, in order: `created` or `duplicate`.
+
+        Up to `batch_size` (at most 1,000) events go in one request, which the server writes in one
+        transaction; more are sent as several requests. Events without `event_id` or `occurred_at`
+        get them here (see the class doc), so a call repeated after any failure stores nothing twice.
+        """
+        prepared = _core.prepare_events(events, self.idempotent_ids)
+        results: list[EventResult] = []
+        for part in _core.chunks(prepared, batch_size):
+            if not part:
+                break
+            r = self._request("POST", "/v1/events", json=_core.events_body(part))
+            results.extend(WriteResult.model_validate(r.json()).results)
+        return WriteResult(results=results)
+
+    def add_event(self, conversation_id: str, speaker: str, content: str, *, occurred_at: datetime | None = None,
+                  event_id: str | None = None, recipient: str | None = None, role: str | None = None,
+                  metadata: Mapping[str, Any] | None = None) -> EventResult:
+        """Write one event; see `write_events`."""
+        ev = EventIn(conversation_id=conversation_id, speaker=speaker, content=content, occurred_at=occurred_at,
+                     event_id=event_id, recipient=recipient, role=role,
+                     metadata=dict(metadata) if metadata is not None else None)
+        return self.write_events([ev]).results[0]
+
+    def get_event(self, id: int) -> Event:
+        """One event exactly as stored (`id` is the server's numeric id)."""
+        return Event.model_validate(self._request("GET", f"/v1/events/{int(id)}").json())
+
+    def list_events(self, conversation_id: str, *, limit: int = 100, cursor: str | None = None) -> EventPage:
+        """One page of a conversation's events in time order; pass `next_cursor` on for the next."""
+        params: dict[str, Any] = {"limit": limit}
+        if cursor:
+            params["cursor"] = cursor
+        r = self._request("GET", f"/v1/conversations/{_core.quote_segment(conversation_id)}/events", params=params)
+        return EventPage.model_validate(r.json())
+
+    def iter_events(self, conversation_id: str, *, page_size: int = 100) -> Iterator[Event]:
+        """Every event of a conversation in time order, fetching page after page as it goes."""
+        cursor: str | None = None
+        while True:
+            page = self.list_events(conversation_id, limit=page_size, cursor=cursor)
+            yield from page.events
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
+
+    def delete_conversation(self, conversation_id: str) -> DeleteResult:
+        """Delete a conversation's events (`DELETE /v1/conversations/{id}`; the server must offer it)."""
+        r = self._request("DELETE", f"/v1/conversations/{_core.quote_segment(conversation_id)}")
+        body = r.json() if r.content else {}
+        return DeleteResult.model_validate({"conversation_id": conversation_id, **(body if isinstance(body, dict) else {})})
+
+    # ------------------------------------------------------------ status and query
+
+    def status(self, conversation_id: str) -> ConversationStatus:
+        """Event count and, per background layer, how many events still wait for it."""
+        r = self._request("GET", f"/v1/conversations/{_core.quote_segment(conversation_id)}/status")
+        return ConversationStatus.model_validate(r.json())
+
+    def wait_until_indexed(self, conversation_id: str, timeout: float = 60.0, *, poll_interval: float = 0.25,
+                           layers: Iterable[str] | None = None) -> ConversationStatus:
+        """Poll `status` until no layer (or none of `layers`) has work pending; raise `IndexingTimeout`."""
+        wanted = set(layers) if layers is not None else None
+        deadline = _core.Deadline(timeout)
+        interval = poll_interval
+        while True:
+            st = self.status(conversation_id)
+            if all(n == 0 for layer, n in st.pending.items() if wanted is None or layer in wanted):
+                return st
+            left = deadline.left()
+            if left <= 0:
+                raise errors.IndexingTimeout(
+                    f"conversation {conversation_id!r} not indexed within {timeout}s: pending {st.pending}", status=st)
+            self._sleep(min(interval, left))
+            interval = min(interval * 1.5, 2.0)
+
+    def query(self, query: str, *, conversation_id: str | None = None, top_k: int | None = None,
+              token_budget: int | None = None, speakers: list[str] | None = None,
+              time_range: TimeRange | Mapping[str, Any] | None = None,
+              pipeline: PipelineOptions | Mapping[str, Any] | None = None) -> QueryResult:
+        """Evidence for a question: ranked `items` (each signal's rank and score) and a dated,
+        time-ordered `context` inside `token_budget`."""
+        body = _core.query_body(query, conversation_id, top_k, token_budget, speakers, time_range, pipeline)
+        return QueryResult.model_validate(self._request("POST", "/v1/query", json=body).json())
+
+    # ------------------------------------------------------------ health
+
+    def health(self) -> dict[str, Any]:
+        """`GET /healthz`: the process is up."""
+        return self._request("GET", "/healthz").json()
+
+    def ready(self) -> dict[str, Any]:
+        """`GET /readyz` once, no retries: `{"status": "ready"|"not ready", "checks": {...}}`."""
+        r = self._http.get("/readyz")
+        if r.status_code not in (200, 503):
+            raise _core.error_for(r)
+        return r.json()

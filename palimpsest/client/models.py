@@ -1,0 +1,168 @@
+"""Typed models of Palimpsest's HTTP API v1, as the client sees it.
+
+They mirror `app/api/schemas.py`. Response models accept fields they do not know (a newer server
+may add some) and keep them (`model_extra`); request models are what the client sends.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Response(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def utc(value: datetime) -> datetime:
+    """`value` in UTC; a timestamp without an offset is taken as UTC (as the server does)."""
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+
+
+# ---------------------------------------------------------------- requests
+
+
+class EventIn(_Request):
+    """One event to write. `event_id` and `occurred_at` are filled in by the client when left out
+    (see `Palimpsest.write_events`), so a retried write never creates a second copy."""
+
+    conversation_id: str
+    speaker: str
+    content: str
+    event_id: str | None = None
+    recipient: str | None = None
+    role: str | None = None
+    occurred_at: datetime | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class TimeRange(_Request):
+    start: datetime | None = None
+    end: datetime | None = None
+
+
+class PipelineOptions(_Request):
+    """Per-request switches and weights for the retrieval stages (unset = the server's setting)."""
+
+    lexical: bool | None = None
+    dense: bool | None = None
+    lexical_weight: float | None = None
+    dense_weight: float | None = None
+    rrf_k: int | None = None
+    candidate_pool: int | None = None
+
+
+class QueryIn(_Request):
+    query: str
+    conversation_id: str | None = None
+    top_k: int | None = None
+    token_budget: int | None = None
+    speakers: list[str] | None = None
+    time_range: TimeRange | None = None
+    pipeline: PipelineOptions | None = None
+
+
+# ---------------------------------------------------------------- responses
+
+
+class EventResult(_Response):
+    id: int
+    event_id: str | None
+    status: str = Field(description="created, or duplicate (a retry; the existing row is returned)")
+
+    @property
+    def created(self) -> bool:
+        return self.status == "created"
+
+
+class WriteResult(_Response):
+    """The answer to a write: one result per event, in the order they were sent."""
+
+    results: list[EventResult]
+
+    @property
+    def ids(self) -> list[int]:
+        return [r.id for r in self.results]
+
+    @property
+    def created(self) -> int:
+        return sum(1 for r in self.results if r.status == "created")
+
+    @property
+    def duplicates(self) -> int:
+        return sum(1 for r in self.results if r.status == "duplicate")
+
+
+class Event(_Response):
+    """An event exactly as stored."""
+
+    id: int
+    event_id: str | None
+    conversation_id: str
+    speaker: str
+    recipient: str | None = None
+    role: str | None = None
+    content: str
+    occurred_at: datetime
+    ingested_at: datetime
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    gate: dict[str, Any] | None = None
+
+
+class EventPage(_Response):
+    events: list[Event]
+    next_cursor: str | None = None
+
+
+class ConversationStatus(_Response):
+    conversation_id: str
+    events: int
+    pending: dict[str, int] = Field(default_factory=dict)
+
+    @property
+    def indexed(self) -> bool:
+        """True when no background layer has work left for this conversation."""
+        return all(n == 0 for n in self.pending.values())
+
+
+class SignalEvidence(_Response):
+    rank: int
+    score: float
+
+
+class QueryItem(_Response):
+    id: int
+    event_id: str | None
+    conversation_id: str
+    speaker: str
+    content: str
+    occurred_at: datetime
+    score: float
+    signals: dict[str, SignalEvidence] = Field(default_factory=dict)
+    in_context: bool = False
+
+
+class QueryResult(_Response):
+    items: list[QueryItem]
+    context: str
+    context_tokens: int
+    pipeline: dict[str, Any] = Field(default_factory=dict)
+
+
+class DeleteResult(_Response):
+    """The answer to `DELETE /v1/conversations/{id}` (whatever counts the server reports are kept)."""
+
+    conversation_id: str | None = None
+
+
+class FieldError(_Response):
+    """One entry of a 422 answer: which field, what is wrong, and pydantic's error type."""
+
+    field: str
+    message: str
+    type: str = ""
