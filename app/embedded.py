@@ -187,6 +187,17 @@ def wait_http(url: str, timeout: float = 120.0, proc: subprocess.Popen | None = 
     raise TimeoutError(f"{url} did not answer 200 within {timeout}s")
 
 
+def _die_with_parent() -> None:
+    """In the child, before exec: ask Linux to SIGTERM it when the launching process dies, so a
+    killed `palimpsest run` or test run leaves no orphaned API or worker behind."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, 15)  # PR_SET_PDEATHSIG, SIGTERM
+    except OSError:  # not Linux: processes are still stopped by ServiceStack.stop()
+        pass
+
+
 @dataclass
 class ServiceStack:
     """API + Celery worker (+ optionally beat and Flower) as subprocesses, on given or embedded services.
@@ -230,7 +241,8 @@ class ServiceStack:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             out = open(self.log_dir / f"{name}.log", "ab")
         self.procs[name] = subprocess.Popen(
-            args, env=self.env(), stdout=out, stderr=subprocess.STDOUT if out else None, start_new_session=True
+            args, env=self.env(), stdout=out, stderr=subprocess.STDOUT if out else None, start_new_session=True,
+            preexec_fn=_die_with_parent,
         )
 
     def start(self) -> "ServiceStack":
