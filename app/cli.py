@@ -325,6 +325,95 @@ class _HttpSink:
         return statuses.count("created"), statuses.count("duplicate")
 
 
+REBUILDABLE = ("embed", "gate", "consolidate", "surprise", "engrams", "graph")
+
+
+@app.command()
+def rebuild(
+    layer: str = typer.Option(..., "--layer", help="embed, gate, consolidate, surprise, engrams, graph, or all"),
+    conversation: str = typer.Option(None, "--conversation", "-c", help="only this conversation"),
+    tenant: str = typer.Option(None, help="only this tenant (name)"),
+    as_version: str = typer.Option(None, "--as-version",
+                                   help="write the rebuilt rows under this layer version, beside the current ones"),
+    prune: bool = typer.Option(False, help="then delete the conversation's rows of every other version"),
+) -> None:
+    """Recompute a layer from the verbatim log, synchronously in this process (no worker needed).
+
+    Conversation-level layers are rebuilt one conversation at a time, each in one transaction (readers
+    see the old rows until it commits). Layers that read vectors first embed what is not embedded yet.
+    """
+    from app.settings import get_settings as settings_
+    from app.storage import layers as store
+    from app.storage.db import connect, transaction
+    from workers import consolidate, engrams, gate, graph, surprise
+    from workers.embed import embed_pending
+    from workers.layerbase import process_conversation
+
+    jobs = {j.LAYER: j.JOB for j in (gate, consolidate, surprise, engrams, graph)}
+    wanted = ["consolidate", "surprise", "engrams", "graph"] if layer == "all" else [layer]
+    if any(w not in REBUILDABLE for w in wanted):
+        raise typer.BadParameter(f"unknown layer {layer!r}; one of {', '.join(REBUILDABLE)} or all")
+    with connect() as conn:
+        tid = _tenant_id(conn, tenant) if tenant else None
+        targets = store.conversations_named(conn, conversation, tid)
+    if not targets:
+        typer.echo("no matching conversation", err=True)
+        raise typer.Exit(1)
+    model = settings_().embedding_model_name
+    for tenant_id, conv in targets:
+        for name in wanted:
+            with transaction() as conn:
+                if name == "embed":
+                    store.delete_embeddings(conn, tenant_id, conv, model)
+                store.mark_conversations_pending(conn, tenant_id, [conv], [name])
+            if name == "embed" or jobs[name].needs_vectors:
+                with connect() as conn:
+                    todo = store.pending_in_conversation(conn, "embed", tenant_id, conv)
+                for i in range(0, len(todo), 256):
+                    embed_pending(todo[i : i + 256])
+            if name == "embed":
+                typer.echo(f"{tenant_id}/{conv}\tembed\t{len(todo)} events embedded")
+                continue
+            out = process_conversation(jobs[name], tenant_id, conv, force=True, version=as_version)
+            version = as_version or jobs[name].version()
+            dropped = 0
+            if prune:
+                with transaction() as conn:
+                    dropped = store.drop_other_versions(conn, tenant_id, conv, name, version)
+            summary = {k: v for k, v in out.stats.items() if isinstance(v, (int, float, str))}
+            typer.echo(f"{tenant_id}/{conv}\t{name}\t{version}\t{out.events} events\t{out.seconds:.2f}s\t"
+                       f"{summary}" + (f"\tpruned {dropped} rows" if prune else ""))
+
+
+@app.command()
+def regate(
+    tenant: str = typer.Option(None, help="only this tenant (name); default: every tenant"),
+    mode: str = typer.Option(None, help="first set the tenant's gate mode: off, tag, filter or default"),
+    conversation: str = typer.Option(None, "--conversation", "-c", help="only this conversation"),
+) -> None:
+    """Re-run the encoding gate over stored events from their stored signals (no model needed):
+    re-admits events a stricter setting held back, holds back what the new one rejects (nothing is
+    deleted). Conversations whose admitted events changed are rebuilt by the worker."""
+    from app.storage import tenants as tenant_store
+    from app.storage.db import connect, transaction
+    from workers.gate import regate_tenant
+
+    if mode is not None and mode not in ("off", "tag", "filter", "default"):
+        raise typer.BadParameter("mode is one of off, tag, filter, default")
+    with connect() as conn:
+        ids = [_tenant_id(conn, tenant)] if tenant else [t for t, _ in tenant_store.list_tenants(conn)]
+    for tid in ids:
+        with transaction() as conn:
+            counts = regate_tenant(conn, tid, mode, conversation)
+        typer.echo(f"tenant {tid}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    try:  # send the rows it made pending now rather than at the next sweep
+        from workers.sweep import sweep_once
+
+        sweep_once()
+    except Exception as exc:  # noqa: BLE001 - the beat sweeper sends them later
+        typer.echo(f"(not enqueued now: {exc}; the sweeper will)", err=True)
+
+
 @app.command("query")
 def query_cmd(
     question: str = typer.Argument(...),

@@ -75,6 +75,17 @@ class Settings(BaseSettings):
     rrf_k: int = 60
     lexical_enabled: bool = True
     dense_enabled: bool = True
+    derived_enabled: bool = True
+    graph_enabled: bool = True
+    intent_enabled: bool = True
+    intent_weights_enabled: bool = True
+    reweight_enabled: bool = True
+    rerank_enabled: bool = True  # used when a model is found at reranker_model_path
+    reranker_model_path: str | None = None  # default: <var_dir>/models/reranker-minilm (palimpsest train-reranker)
+    reranker_max_length: int = 256
+    reranker_quantize: bool = True
+    rerank_top_n: int = 50
+    rerank_alpha: float = 0.55
     context_neighbours: int = 1
     context_neighbour_of: int = 5
     lexical_weight: float = 1.0
@@ -85,6 +96,20 @@ class Settings(BaseSettings):
     sweep_interval_s: float = 30.0
     sweep_stale_after_s: float = 60.0
     task_max_retries: int = 8
+
+    # --- ingestion layers (issue 4)
+    # The encoding gate for tenants whose gate_mode is 'default' (a tenant may set off|tag|filter itself).
+    gate_mode_default: str = Field(default="off", pattern="^(off|tag|filter)$")
+    gate_ingest_neighbours: int = 5  # recent events of the conversation that novelty is measured against at ingest
+    # The memory-graph extractor: an OpenAI-compatible chat API when a base URL is set, else rules.
+    llm_base_url: str | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_api_key: str | None = None
+    llm_timeout_s: float = 60.0
+    graph_entity_merge: bool = True  # merge entities by name-embedding cosine >= 0.90 (encodes names)
+    # Heat: Celery beat refreshes the heat of events in conversations active within the window.
+    heat_refresh_interval_s: float = 300.0
+    heat_active_window_h: float = 72.0
 
 
 @lru_cache

@@ -48,6 +48,8 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["PALIMPSEST_DATABASE_URL"] = url
     os.environ["PALIMPSEST_REDIS_URL"] = redis_url
     os.environ["PALIMPSEST_LOG_JSON"] = "false"
+    # Tests must not depend on a reranker someone trained into var/: the stage's own tests build one.
+    os.environ.setdefault("PALIMPSEST_RERANKER_MODEL_PATH", str(var / "no-reranker"))
     os.environ.pop("PALIMPSEST_BOOTSTRAP_API_KEY", None)
 
     from app.storage.migrate import upgrade

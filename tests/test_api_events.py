@@ -44,7 +44,9 @@ def test_outbox_row_written_with_each_event(client, tenant, engine):
     ids = [x["id"] for x in post(client, key, [turn(1), turn(2)]).json()["results"]]
     with engine.connect() as conn:
         rows = conn.execute(select(IndexingState.event_pk, IndexingState.layer).where(IndexingState.event_pk.in_(ids))).all()
-    assert sorted(rows) == sorted((i, "embed") for i in ids)
+    from workers.registry import LAYERS, OPTIONAL_LAYERS
+
+    assert sorted(rows) == sorted((i, layer) for i in ids for layer in LAYERS if layer not in OPTIONAL_LAYERS)
 
 
 def test_concurrent_identical_posts_make_one_row(client, tenant, engine):

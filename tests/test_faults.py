@@ -31,7 +31,7 @@ def wait_indexed(c: httpx.Client, conv: str, expect: int, timeout: float = 240) 
     while True:
         try:
             st = c.get(f"/v1/conversations/{conv}/status").json()
-            if st["events"] == expect and st["pending"]["embed"] == 0:
+            if st["events"] == expect and all(n == 0 for n in st["pending"].values()):
                 return st
         except (httpx.HTTPError, KeyError, ValueError):
             pass

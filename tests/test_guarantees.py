@@ -73,9 +73,14 @@ def _traces(engine, pks: list[int], needle: str) -> dict[str, int]:
                 "SELECT column_name FROM information_schema.columns WHERE table_name = :t"), {"t": t})}
             n = conn.execute(text(f'SELECT count(*) FROM "{t}" x WHERE x::text LIKE :needle'),
                              {"needle": f"%{needle}%"}).scalar_one()
-            for col in ("event_pk", "event_id_pk", "source_event_pk") :
+            for col in ("event_pk", "event_id_pk", "source_event_pk", "superseded_by_event_pk", "earlier_event_pk",
+                        "later_event_pk", "src_event_pk", "dst_event_pk"):
                 if col in cols:
                     n += conn.execute(text(f'SELECT count(*) FROM "{t}" WHERE {col} = ANY(:p)'), {"p": pks}).scalar_one()
+            for col in ("event_pks", "summary_event_pks"):  # id arrays (episodes)
+                if col in cols:
+                    n += conn.execute(text(f'SELECT count(*) FROM "{t}" WHERE {col} && CAST(:p AS bigint[])'),
+                                      {"p": pks}).scalar_one()
             if n:
                 found[t] = n
     return found
@@ -90,8 +95,15 @@ def test_forget_conversation_and_speaker_leave_no_trace(client, tenant, engine):
                              ev(3, conv="kept", speaker="Cy", content="ordinary words"),
                              ev(4, conv="kept", speaker="Dee", content="quokka-lantern private")]).json()["results"]
     pks = [r["id"] for r in res]
-    embed_pending(pks)  # the derived layer exists before the delete
-    assert _traces(engine, pks[:2], "zebra-umbrella")
+    embed_pending(pks)  # the derived layers exist before the delete
+    from workers import consolidate, engrams, graph, surprise
+    from workers.layerbase import run_for_pks
+
+    for job in (consolidate, surprise, engrams, graph):
+        assert run_for_pks(job.JOB, pks)["done"] == 2, job.LAYER
+    found = _traces(engine, pks[:2], "zebra-umbrella")
+    assert {"episodes", "graph_nodes", "graph_edges", "event_signals"} <= set(found), found
+    assert {"graph_nodes", "episodes"} <= set(_traces(engine, pks[3:], "quokka-lantern"))
     r = client.delete("/v1/conversations/gone", headers=auth(key))
     assert r.status_code == 200 and r.json() == {"deleted_events": 2}
     assert _traces(engine, pks[:2], "zebra-umbrella") == {}
@@ -101,6 +113,9 @@ def test_forget_conversation_and_speaker_leave_no_trace(client, tenant, engine):
     assert r.status_code == 200 and r.json() == {"deleted_events": 1, "conversations": ["kept"]}
     assert _traces(engine, pks[3:], "quokka-lantern") == {}
     assert client.get(f"/v1/events/{pks[2]}", headers=auth(key)).status_code == 200
+    # the speaker's conversation rebuilds its conversation-level layers without them
+    st = client.get("/v1/conversations/kept/status", headers=auth(key)).json()
+    assert st["events"] == 1 and all(st["pending"][layer] == 1 for layer in ("consolidate", "graph", "engrams"))
 
 
 def test_other_tenant_cannot_delete(client, make_tenant):

@@ -19,7 +19,10 @@ def broker_url() -> str:
 
 def make_celery() -> Celery:
     s = get_settings()
-    app = Celery("palimpsest", broker=broker_url(), include=["workers.embed", "workers.sweep"])
+    app = Celery("palimpsest", broker=broker_url(), include=[
+        "workers.embed", "workers.sweep", "workers.gate", "workers.consolidate", "workers.surprise",
+        "workers.engrams", "workers.graph", "workers.heat",
+    ])
     app.conf.update(
         task_acks_late=True,  # a task killed mid-way is redelivered, not lost
         task_reject_on_worker_lost=True,
@@ -33,6 +36,7 @@ def make_celery() -> Celery:
         worker_hijack_root_logger=False,
         beat_schedule={
             "sweep-outbox": {"task": "palimpsest.sweep", "schedule": s.sweep_interval_s},
+            "refresh-heat": {"task": "palimpsest.heat_refresh", "schedule": s.heat_refresh_interval_s},
         },
     )
     return app

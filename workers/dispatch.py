@@ -5,11 +5,19 @@ row, and the beat sweeper enqueues it once the broker is back.
 """
 from __future__ import annotations
 
+import time
+
 import structlog
 
 from workers.registry import LAYERS
 
 log = structlog.get_logger(__name__)
+
+
+# After a failed publish, later ones are skipped for a moment: a post that enqueues several layers
+# waits for one broker timeout, not one per layer (the sweeper sends what was skipped).
+BROKER_BACKOFF_S = 5.0
+_broker_down_until = 0.0
 
 
 def chunks(items: list[int], size: int) -> list[list[int]]:
@@ -18,6 +26,9 @@ def chunks(items: list[int], size: int) -> list[list[int]]:
 
 def enqueue(layer: str, pks: list[int], chunk_size: int) -> int:
     """Send one task per chunk; returns how many chunks were sent (0 if the broker is unreachable)."""
+    global _broker_down_until
+    if time.monotonic() < _broker_down_until:
+        return 0
     from workers.celery_app import celery
 
     # Carry the request id into the task so one id follows an event from POST to indexed.
@@ -29,6 +40,7 @@ def enqueue(layer: str, pks: list[int], chunk_size: int) -> int:
             celery.send_task(LAYERS[layer], args=[chunk], retry=False, headers=headers)
             sent += 1
         except Exception as exc:  # noqa: BLE001 - any broker failure leaves the work to the sweeper
+            _broker_down_until = time.monotonic() + BROKER_BACKOFF_S
             log.warning("enqueue_failed", layer=layer, events=len(chunk), error=str(exc))
             break
     return sent

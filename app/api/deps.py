@@ -52,3 +52,15 @@ def require(scope: str):
 
 reader = require("read")
 writer = require("write")
+
+
+def only_query_params(*allowed: str):
+    """Refuse unknown query parameters (422 naming them), as request bodies refuse unknown fields."""
+
+    def check(request: Request) -> None:
+        unknown = sorted(set(request.query_params) - set(allowed))
+        if unknown:
+            raise HTTPException(422, detail=[{"field": k, "message": "unknown query parameter",
+                                              "type": "extra_forbidden"} for k in unknown])
+
+    return Depends(check)

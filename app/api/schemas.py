@@ -211,6 +211,8 @@ class PipelineOptions(Strict):
 
     lexical: StrictBool | None = None
     dense: StrictBool | None = None
+    derived: StrictBool | None = None
+    graph: StrictBool | None = None
     lexical_weight: Weight | None = None
     dense_weight: Weight | None = None
     rrf_k: Annotated[int, Interval(ge=1, le=1000), BeforeValidator(_number_only)] | None = None
@@ -218,6 +220,12 @@ class PipelineOptions(Strict):
     neighbours: Annotated[int, Interval(ge=0, le=5), BeforeValidator(_number_only)] | None = None
     neighbour_of: Annotated[int, Interval(ge=0, le=50), BeforeValidator(_number_only)] | None = None
     notice: StrictBool | None = None
+    intent: StrictBool | None = None
+    intent_weights: StrictBool | None = None
+    reweight: StrictBool | None = None
+    rerank: StrictBool | None = None
+    rerank_top_n: Annotated[int, Interval(ge=1, le=200), BeforeValidator(_number_only)] | None = None
+    rerank_alpha: Annotated[float, Interval(ge=0, le=1), Field(strict=True)] | None = None
 
 
 class QueryIn(Strict):
@@ -256,6 +264,8 @@ class QueryItem(BaseModel):
     score: float = Field(description="Fused score (weighted reciprocal rank fusion).")
     signals: dict[str, SignalEvidence] = Field(description="Per signal that found the item: its rank and raw score.")
     in_context: bool = Field(description="Whether the item is part of `context`.")
+    stages: dict[str, Any] = Field(default_factory=dict,
+                                   description="How each stage moved the item: fusion rank, reweight factors, rerank.")
 
 
 class ContextEntry(BaseModel):
@@ -271,6 +281,7 @@ class QueryOut(BaseModel):
     context_items: list[ContextEntry] = Field(description="Every event in the context, in context order, with why.")
     left_out: int = Field(description="Ranked candidates that did not fit the budget.")
     pipeline: dict[str, Any] = Field(description="The recipe that ran (settings and this request's overrides).")
+    intent: dict[str, Any] | None = Field(default=None, description="The routed intent, its weights and time window.")
 
 
 class ErrorOut(BaseModel):

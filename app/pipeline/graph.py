@@ -84,6 +84,12 @@ class TypedGraph:
         self.event_of: dict[str, Hashable] = {n: (event_of or {}).get(n, n) for n, l in self.layer.items()
                                               if l == "event"}
         self.labels = dict(labels or {})
+        self.nodes: list[str] = list(self.layer)
+        self.index: dict[str, int] = {n: i for i, n in enumerate(self.nodes)}
+        self._undirected: dict[tuple, dict[str, dict[str, float]]] = {}
+        self._ppr: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._agg: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._moves: dict[str, list[tuple[GEdge, str, bool]]] | None = None
         self.out: dict[str, list[GEdge]] = defaultdict(list)
         self.inc: dict[str, list[GEdge]] = defaultdict(list)
         for e in self.edges:
@@ -92,7 +98,57 @@ class TypedGraph:
 
     def undirected(self, type_weights: Mapping[str, float]) -> dict[str, dict[str, float]]:
         """Neighbour weights with edges taken both ways; parallel edges (Entity → FP belongs_to and
-        FP → Entity involves_entity) count once, at their largest weight."""
+        FP → Entity involves_entity) count once, at their largest weight. Cached per weight table."""
+        key = tuple(sorted(type_weights.items()))
+        cached = self._undirected.get(key)
+        if cached is None:
+            cached = self._undirected[key] = self._build_undirected(type_weights)
+        return cached
+
+    def ppr_arrays(self, type_weights: Mapping[str, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(src, dst, normalised weight, dangling mask) over node indices in `self.nodes`, cached."""
+        key = tuple(sorted(type_weights.items()))
+        cached = self._ppr.get(key)
+        if cached is None:
+            idx = self.index
+            adj = self.undirected(type_weights)
+            src = np.fromiter((idx[a] for a, nb in adj.items() for _ in nb), dtype=np.int64)
+            dst = np.fromiter((idx[b] for nb in adj.values() for b in nb), dtype=np.int64)
+            w = np.fromiter((x for nb in adj.values() for x in nb.values()), dtype=np.float64)
+            n = len(self.nodes)
+            deg = np.bincount(src, weights=w, minlength=n) if len(src) else np.zeros(n)
+            norm = w / deg[src] if len(src) else w
+            cached = self._ppr[key] = (src, dst, norm, deg == 0)
+        return cached
+
+    def moves(self, node: str) -> list[tuple[GEdge, str, bool]]:
+        """Bundle-search moves from `node`: hierarchy and relation edges forward, relations backward."""
+        if self._moves is None:
+            mv: dict[str, list[tuple[GEdge, str, bool]]] = defaultdict(list)
+            for e in self.edges:
+                if e.type in HIERARCHY or e.type in RELATIONS:
+                    mv[e.src].append((e, e.dst, True))
+                if e.type in RELATIONS:
+                    mv[e.dst].append((e, e.src, False))
+            self._moves = dict(mv)
+        return self._moves.get(node, [])
+
+    def event_agg(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(from node, to event node, share) index arrays: events keep their own mass, facet points
+        pass theirs to their events (split evenly). Cached."""
+        if self._agg is None:
+            src, dst, share = [], [], []
+            for n, layer in self.layer.items():
+                if layer == "event":
+                    src.append(self.index[n]); dst.append(self.index[n]); share.append(1.0)  # noqa: E702
+                elif layer == "facet_point":
+                    evs = [e.dst for e in self.out.get(n, ()) if self.layer.get(e.dst) == "event"]
+                    for ev in evs:
+                        src.append(self.index[n]); dst.append(self.index[ev]); share.append(1.0 / len(evs))  # noqa: E702
+            self._agg = (np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64), np.asarray(share))
+        return self._agg
+
+    def _build_undirected(self, type_weights: Mapping[str, float]) -> dict[str, dict[str, float]]:
         adj: dict[str, dict[str, float]] = defaultdict(dict)
         for e in self.edges:
             w = type_weights.get(e.type, 0.0) * e.weight
@@ -121,7 +177,7 @@ class TypedGraph:
         for fc in getattr(fragment, "facets", []):
             nodes[fc.id] = "facet"
         for ep in getattr(fragment, "episodes", []):
-            nodes[getattr(ep, "id")] = "episode"
+            nodes[ep.id] = "episode"
         for fp in getattr(fragment, "facet_points", []):
             nodes[fp.id] = "facet_point"
             ev = event_node(fp.event_id)
@@ -166,29 +222,26 @@ def personalized_pagerank(graph: TypedGraph, seeds: Mapping[str, float], *, damp
     r = (1 − d)·s + d·(Pᵀ r), s the normalised seed vector; dangling mass returns to the seeds.
     Returns {node: mass} (sums to 1). Unknown seeds are ignored; no known seed -> {}.
     """
+    r = _ppr_vector(graph, seeds, damping=damping, max_iter=max_iter, tol=tol, type_weights=type_weights)
+    if r is None:
+        return {}
+    return {graph.nodes[i]: float(r[i]) for i in np.nonzero(r)[0]}
+
+
+def _ppr_vector(graph: TypedGraph, seeds: Mapping[str, float], *, damping: float = 0.5, max_iter: int = 100,
+                tol: float = 1e-8, type_weights: Mapping[str, float] | None = None) -> np.ndarray | None:
     if not 0.0 <= damping < 1.0:
         raise ValueError("damping must be in [0, 1)")
-    nodes = list(graph.layer)
-    idx = {n: i for i, n in enumerate(nodes)}
+    nodes, idx = graph.nodes, graph.index
     s = np.zeros(len(nodes))
     for n, w in seeds.items():
         if n in idx and w > 0:
             s[idx[n]] += float(w)
     if s.sum() <= 0:
-        return {}
+        return None
     s /= s.sum()
-    adj = graph.undirected(PPR_TYPE_WEIGHTS if type_weights is None else type_weights)
-    src, dst, w = [], [], []
-    for a, nbrs in adj.items():
-        for b, ww in nbrs.items():
-            src.append(idx[a])
-            dst.append(idx[b])
-            w.append(ww)
+    src_a, dst_a, norm, dangling = graph.ppr_arrays(PPR_TYPE_WEIGHTS if type_weights is None else type_weights)
     n = len(nodes)
-    src_a, dst_a, w_a = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64), np.asarray(w)
-    deg = np.bincount(src_a, weights=w_a, minlength=n) if len(src_a) else np.zeros(n)
-    norm = w_a / deg[src_a] if len(src_a) else w_a
-    dangling = deg == 0
     r = s.copy()
     for _ in range(max_iter):
         spread = np.bincount(dst_a, weights=r[src_a] * norm, minlength=n) if len(src_a) else np.zeros(n)
@@ -197,64 +250,76 @@ def personalized_pagerank(graph: TypedGraph, seeds: Mapping[str, float], *, damp
             r = new
             break
         r = new
-    return {nodes[i]: float(r[i]) for i in np.nonzero(r)[0]}
+    return r
 
 
 def _event_scores(graph: TypedGraph, mass: Mapping[str, float]) -> dict[str, float]:
     """Mass per event node: its own plus its facet points' (each facet point's mass split over its events)."""
-    ev_mass: dict[str, float] = defaultdict(float)
+    src, dst, share = graph.event_agg()
+    vec = np.zeros(len(graph.nodes))
     for node, m in mass.items():
-        layer = graph.layer.get(node)
-        if layer == "event":
-            ev_mass[node] += m
-        elif layer == "facet_point":
-            evs = [e.dst for e in graph.out.get(node, ()) if graph.layer.get(e.dst) == "event"]
-            for ev in evs:
-                ev_mass[ev] += m / len(evs)
-    return ev_mass
+        vec[graph.index[node]] = m
+    return _event_scores_vec(graph, vec, src, dst, share)
 
 
-def _bfs_path(graph: TypedGraph, sources: Iterable[str], target: str, max_depth: int = 6) -> tuple[str, ...]:
-    src = set(sources)
-    if target in src:
-        return (graph.label(target),)
-    prev: dict[str, tuple[str, str, bool]] = {}
-    frontier = list(src)
-    seen = set(src)
-    for _ in range(max_depth):
-        nxt: list[str] = []
-        for u in frontier:
-            for e, v, fwd in [(e, e.dst, True) for e in graph.out.get(u, ())] + \
-                             [(e, e.src, False) for e in graph.inc.get(u, ())]:
-                if v in seen:
-                    continue
-                seen.add(v)
-                prev[v] = (u, e.type, fwd)
-                if v == target:
-                    steps: list[str] = []
-                    cur = v
-                    while cur in prev:
-                        p, t, f = prev[cur]
-                        steps.append(graph.label(cur))
-                        steps.append(f"-{t}->" if f else f"<-{t}-")
-                        cur = p
-                    steps.append(graph.label(cur))
-                    return tuple(reversed(steps))
-                nxt.append(v)
-        frontier = nxt
-    return ()
+def _event_scores_vec(graph: TypedGraph, vec: np.ndarray, src: np.ndarray, dst: np.ndarray,
+                      share: np.ndarray) -> dict[str, float]:
+    ev = np.bincount(dst, weights=vec[src] * share, minlength=len(graph.nodes))
+    return {graph.nodes[i]: float(ev[i]) for i in np.nonzero(ev)[0]}
+
+
+class _VecMass:
+    """Read-only {node: mass} view over the PPR vector (no dict built)."""
+
+    def __init__(self, graph: TypedGraph, vec: np.ndarray):
+        self._idx, self._vec = graph.index, vec
+
+    def get(self, node: str, default: float = 0.0) -> float:
+        i = self._idx.get(node)
+        return float(self._vec[i]) if i is not None else default
+
+
+def _ascent_path(graph: TypedGraph, adj: Mapping[str, Mapping[str, float]], mass: Any,
+                 seeds: set[str], start: str, max_steps: int = 6) -> tuple[str, ...]:
+    """The walk's main route to `start`: from the event, step to the neighbour holding the most PPR
+    mass until a seed is reached (read back as seed -> ... -> event). Empty when no seed is reached."""
+    route = [start]
+    seen = {start}
+    cur = start
+    for _ in range(max_steps):
+        if cur in seeds:
+            break
+        nbrs = [(mass.get(v, 0.0) + (1.0 if v in seeds else 0.0), v) for v in adj.get(cur, {}) if v not in seen]
+        if not nbrs:
+            return ()
+        cur = max(nbrs)[1]
+        seen.add(cur)
+        route.append(cur)
+    if cur not in seeds:
+        return ()
+    steps: list[str] = [graph.label(route[-1])]
+    for a, b in zip(reversed(route[1:]), reversed(route[:-1])):
+        t = next((e.type for e in graph.out.get(a, ()) if e.dst == b), None)
+        steps += [f"-{t}->" if t else f"<-{next((e.type for e in graph.out.get(b, ()) if e.dst == a), '?')}-",
+                  graph.label(b)]
+    return tuple(steps)
 
 
 def ppr_events(graph: TypedGraph, seeds: Mapping[str, float], *, top_k: int = 50, damping: float = 0.5,
                type_weights: Mapping[str, float] | None = None, explain: int = 10) -> list[GraphHit]:
     """Events ranked by PPR mass from the seed entities; the first `explain` carry a seed-to-event path."""
-    mass = personalized_pagerank(graph, seeds, damping=damping, type_weights=type_weights)
-    ev = _event_scores(graph, mass)
+    tw = PPR_TYPE_WEIGHTS if type_weights is None else type_weights
+    vec = _ppr_vector(graph, seeds, damping=damping, type_weights=tw)
+    if vec is None:
+        return []
+    ev = _event_scores_vec(graph, vec, *graph.event_agg())
+    mass = _VecMass(graph, vec)
     ranked = sorted(ev.items(), key=lambda kv: (-kv[1], str(kv[0])))[:top_k]
-    seed_nodes = [s for s in seeds if s in graph.layer]
+    seed_nodes = {s for s in seeds if s in graph.layer}
+    adj = graph.undirected(tw)
     out = []
     for i, (node, score) in enumerate(ranked):
-        path = _bfs_path(graph, seed_nodes, node) if i < explain else ()
+        path = _ascent_path(graph, adj, mass, seed_nodes, node) if i < explain else ()
         out.append(GraphHit(graph.event_of.get(node, node), score, None, path, "ppr"))
     return out
 
@@ -354,16 +419,11 @@ def bundle_search(graph: TypedGraph, anchors: Mapping[str, float], intents: Iter
             continue
         if graph.layer[u] in target_layers and u not in done:
             done[u] = (cost, (u, rel))
+            if len(done) >= top_k:
+                break  # Dijkstra pops in cost order: these are the top_k
         if hops >= max_hops:
             continue
-        moves: list[tuple[GEdge, str, bool]] = []
-        for e in graph.out.get(u, ()):
-            if e.type in HIERARCHY or e.type in RELATIONS:
-                moves.append((e, e.dst, True))
-        for e in graph.inc.get(u, ()):
-            if e.type in RELATIONS:
-                moves.append((e, e.src, False))
-        for e, v, fwd in moves:
+        for e, v, fwd in graph.moves(u):
             is_rel = e.type in RELATIONS
             if is_rel and rel >= max_relations:
                 continue

@@ -120,6 +120,8 @@ RULES: list[tuple[str, str, re.Pattern[str], float]] = [
     ("knowledge_update", "still", _R(r"\b(?:still|anymore|any\s+more|no\s+longer|latest|most\s+recent(?:ly)?|"
                                     r"up\s+to\s+date|updated?|changed?\s+(?:to|from|her|his|their|its)|"
                                     r"switch(?:ed)?\s+(?:to|from))\b"), 0.85),
+    ("knowledge_update", "recently", _R(r"\b(?:recently|lately|these\s+days|new\s+(?:job|home|house|apartment|"
+                                       r"car|address|partner|boyfriend|girlfriend|phone))\b"), 0.75),
     # preference
     ("preference", "favourite", _R(r"\bfavou?rites?\b|\bprefer(?:s|red|ence|ences)?\b"), 0.9),
     ("preference", "likes", _R(r"\b(?:like|likes|love|loves|enjoy|enjoys|dislike|dislikes|hate|hates)\s+"
@@ -128,15 +130,17 @@ RULES: list[tuple[str, str, re.Pattern[str], float]] = [
     ("preference", "recommend", _R(r"\b(?:recommend|suggest|suggestions?|recommendations?|should\s+(?:I|we)\s+"
                                   r"(?:try|get|buy|watch|read|cook|visit))\b|\binterested\s+in\b|\bhobb(?:y|ies)\b|"
                                   r"\btaste\s+in\b"), 0.8),
+    ("preference", "likes-final", _R(r"\b(?:like|likes|love|loves|enjoy|enjoys|prefer|prefers)\s*[?.!]*\s*$"), 0.8),
     # multi-hop: combining, inference, aggregation across events
-    ("multi_hop", "combine", _R(r"\b(?:based\s+on|given\s+that|considering|in\s+common|both\s+of|both\b.+\band\b|"
+    ("multi_hop", "combine", _R(r"\b(?:based\s+on|given\s+that|considering|in\s+common|both\s+of|both\b.+\band\b|\band\b.+\bboth\b|"
                                r"relate\s+to|related\s+to|relationship\s+between|compare|compared|comparison|"
                                r"differ(?:ence|ent)?\s+(?:between|from)|similar(?:ities)?\s+(?:between|to)|"
                                r"across|over\s+time|pattern|trend|overall|in\s+total|altogether)\b"), 0.85),
     ("multi_hop", "inference", _R(r"\b(?:would|could|might)\s+\w+(?:\s+\w+)?\s+(?:likely|probably|be\s+considered|"
                                  r"be\s+interested|want|enjoy|be\s+open|be\s+more|be\s+a\s+good)\b|\blikely\b|"
                                  r"\bprobably\b|\bwhat\s+might\b|\bis\s+it\s+likely\b"), 0.8),
-    ("multi_hop", "aggregate", _R(r"\bhow\s+many\s+(?:times|different|kinds|types|of\s+the)\b|\ball\s+(?:the\s+)?"
+    ("multi_hop", "aggregate", _R(r"\bhow\s+many\s+(?:times|different|kinds|types|of\s+the)\b|"
+                                 r"\bhow\s+many\s+\w+\s+(?:has|have|had|did)\b|\ball\s+(?:the\s+)?"
                                  r"(?:places|things|events|activities|books|people|times|ways)\b|\bwhat\s+are\s+"
                                  r"(?:some|all|the)\b.*\b(?:has|have|did)\b|\bwhich\s+(?:\w+\s+)?(?:both|each)\b"), 0.75),
     # entity-centric: a stored attribute of a named thing

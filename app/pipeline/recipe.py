@@ -15,10 +15,18 @@ from app.settings import Settings
 class Recipe:
     lexical: bool = True
     dense: bool = True
+    derived: bool = True  # full-text over resolved dates and entity names (the layers' search_extra)
+    graph: bool = True  # Personalized PageRank over the entity graph from the question's entities
     lexical_weight: float = 1.0
     dense_weight: float = 1.0
     rrf_k: int = 60
     candidate_pool: int = 100
+    intent: bool = True  # route the question (rules, prototypes, LLM when configured)
+    intent_weights: bool = True  # fuse with the intent's weight profile instead of the fixed weights
+    reweight: bool = True  # True Memory eq. 4: time window, knowledge update, ...
+    rerank: bool = True  # cross-encoder over the top N (only when a reranker model is installed)
+    rerank_top_n: int = 50
+    rerank_alpha: float = 0.55
     neighbours: int = 1  # turns on each side of the strongest evidence added to the context
     neighbour_of: int = 5  # around how many of the best candidates
     notice: bool = True  # end the context with a note of what was left out
@@ -28,10 +36,18 @@ class Recipe:
         return cls(
             lexical=s.lexical_enabled,
             dense=s.dense_enabled,
+            derived=s.derived_enabled,
+            graph=s.graph_enabled,
             lexical_weight=s.lexical_weight,
             dense_weight=s.dense_weight,
             rrf_k=s.rrf_k,
             candidate_pool=s.candidate_pool,
+            intent=s.intent_enabled,
+            intent_weights=s.intent_weights_enabled,
+            reweight=s.reweight_enabled,
+            rerank=s.rerank_enabled,
+            rerank_top_n=s.rerank_top_n,
+            rerank_alpha=s.rerank_alpha,
             neighbours=s.context_neighbours,
             neighbour_of=s.context_neighbour_of,
         )

@@ -12,7 +12,12 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from app.pipeline import gate
+from app.settings import get_settings
 from app.storage import events as store
+from app.storage import layers as layer_store
+
+GATE_LAYER = "gate"  # the outbox layer that adds the prediction error once vectors exist
 
 
 @dataclass(frozen=True)
@@ -59,12 +64,25 @@ def write_batch(
     """Write a batch inside the caller's transaction; returns one result per input, in order."""
     now = now or datetime.now(timezone.utc)
     to_write, repeats = plan_batch(batch)
+    s = get_settings()
+    mode = layer_store.tenant_gate_mode(conn, tenant_id, s.gate_mode_default)
+    decisions: dict[int, gate.GateDecision] = {}
+    if mode == "off":
+        layers = [layer for layer in layers if layer != GATE_LAYER]
+    else:
+        decisions = gate_at_ingest(conn, tenant_id, batch, to_write, mode, now, s.gate_ingest_neighbours)
     ids = store.reserve_ids(conn, len(to_write))
     rows = []
     for pk, i in zip(ids, to_write):
         ev = batch[i]
+        d = decisions.get(i)
+        gate_cols = {} if d is None else {
+            "gate_novelty": d.novelty, "gate_salience": d.salience, "gate_prediction_error": None,
+            "gate_score": d.score, "gate_status": d.status,
+        }
         rows.append(
             {
+                **gate_cols,
                 "id": pk,
                 "tenant_id": tenant_id,
                 "conversation_id": ev.conversation_id,
@@ -95,3 +113,29 @@ def write_batch(
         conn, tenant_id, [(r.id, r.conversation_id) for r in results.values() if r.status == "created"], layers
     )
     return [results[i] for i in range(len(batch))]
+
+
+def gate_at_ingest(
+    conn: Connection, tenant_id: int, batch: list[NewEvent], positions: list[int], mode: str, now: datetime, n: int
+) -> dict[int, gate.GateDecision]:
+    """The encoding gate before the write returns: novelty and salience, which are cheap.
+
+    Each event is measured against the `n` latest admitted events of its conversation before it
+    (the stored ones, then earlier events of this batch, in time order). The prediction error needs
+    the embedding model twice per event, so it is left to the `gate` layer after the embed layer
+    (workers/gate.py); until then it counts as 0, which makes this score a lower bound. In `filter`
+    mode an event below the bar is stored with status `gated_out` (verbatim, never deleted) and
+    re-decided there.
+    """
+    config = gate.GateConfig(mode=mode)  # type: ignore[arg-type]
+    convs = sorted({batch[i].conversation_id for i in positions})
+    window = {c: list(v) for c, v in layer_store.recent_contents(conn, tenant_id, convs, n).items()}
+    out: dict[int, gate.GateDecision] = {}
+    for i in sorted(positions, key=lambda i: (batch[i].occurred_at or now, i)):
+        ev = batch[i]
+        recent = window.setdefault(ev.conversation_id, [])  # newest first
+        d = gate.evaluate(ev.content, recent[:n], None, config)
+        out[i] = d
+        if d.status == "admitted":
+            recent.insert(0, ev.content)
+    return out

@@ -162,10 +162,14 @@ def conversation_status(conn: Connection, tenant_id: int, conversation_id: str) 
 
 
 def delete_conversation(conn: Connection, tenant_id: int, conversation_id: str) -> int:
-    """Delete a conversation's events; embeddings, outbox rows and derived rows go by cascade."""
+    """Delete a conversation's events; embeddings, outbox rows and per-event derived rows go by
+    cascade, the conversation-level ones (episodes, profiles, graph, ...) explicitly."""
+    from app.storage import layers
+
     res = conn.execute(
         Event.__table__.delete().where(Event.tenant_id == tenant_id, Event.conversation_id == conversation_id)
     )
+    layers.delete_conversation_rows(conn, tenant_id, [conversation_id])
     return res.rowcount
 
 
@@ -181,7 +185,13 @@ def delete_speaker(conn: Connection, tenant_id: int, speaker: str) -> tuple[int,
         .returning(Event.conversation_id)
     )
     convs = [r[0] for r in res]
-    return len(convs), sorted(set(convs))
+    touched = sorted(set(convs))
+    # Conversation-level rows could quote them (summaries, profiles, graph labels): drop them and
+    # make the remaining events pending so those layers rebuild without the deleted ones.
+    from app.storage import layers
+
+    layers.forget_derived(conn, tenant_id, touched, layers.REBUILT_AFTER_FORGET)
+    return len(convs), touched
 
 
 def list_conversations(conn: Connection, tenant_id: int, limit: int = 1000) -> list[tuple[str, int, datetime, datetime]]:
@@ -228,3 +238,11 @@ def neighbours(conn: Connection, tenant_id: int, pks: list[int], window: int = 1
     for rows in out.values():
         rows.sort(key=lambda e: (e.occurred_at, e.id))
     return out
+
+
+def latest_event_time(conn: Connection, tenant_id: int, conversation_id: str | None) -> datetime | None:
+    """When the conversation (or the tenant's whole memory) last heard something."""
+    q = select(func.max(Event.occurred_at)).where(Event.tenant_id == tenant_id)
+    if conversation_id is not None:
+        q = q.where(Event.conversation_id == conversation_id)
+    return conn.execute(q).scalar()

@@ -12,6 +12,7 @@ from pgvector.sqlalchemy import Vector
 from sqlalchemy import (
     BigInteger,
     Computed,
+    Date,
     DateTime,
     Float,
     ForeignKey,
@@ -134,3 +135,176 @@ class IndexingState(Base):
     done_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     attempts: Mapped[int] = mapped_column(Integer, server_default="0")
     last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+# ---------------------------------------------------------------- ingestion layers (migration 0002)
+# Everything below is derived from `events` and rebuildable from it (app/storage/layers.py holds the SQL).
+
+SEARCH_EXTRA_TSV_EXPRESSION = "to_tsvector('english'::regconfig, coalesce(search_extra, ''))"
+
+
+class EventSignals(Base):
+    """One row per event: the per-event outputs of several layers, each group with its version."""
+
+    __tablename__ = "event_signals"
+    __table_args__ = (
+        Index("ix_event_signals_scope", "tenant_id", "conversation_id"),
+        Index("ix_event_signals_search_extra", "search_extra_tsv", postgresql_using="gin"),
+    )
+
+    event_pk: Mapped[int] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"), primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    conversation_id: Mapped[str] = mapped_column(String(256))
+    surprise_version: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    surprise: Mapped[float | None] = mapped_column(Float, nullable=True)
+    surprise_facts: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    surprise_new_facts: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    surprise_contradiction: Mapped[bool | None] = mapped_column(nullable=True)
+    salience: Mapped[float | None] = mapped_column(Float, nullable=True)
+    importance: Mapped[float | None] = mapped_column(Float, nullable=True)
+    consolidation_version: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    episode_index: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    superseded_by_event_pk: Mapped[int | None] = mapped_column(
+        ForeignKey("events.id", ondelete="SET NULL"), nullable=True
+    )
+    graph_version: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    entities: Mapped[list[str] | None] = mapped_column(ARRAY(Text), nullable=True)
+    resolved_dates = mapped_column(ARRAY(Date), nullable=True)
+    time_mentions: Mapped[list | None] = mapped_column(JSONB, nullable=True)
+    search_extra: Mapped[str | None] = mapped_column(Text, nullable=True)
+    search_extra_tsv = mapped_column(TSVECTOR, Computed(SEARCH_EXTRA_TSV_EXPRESSION, persisted=True))
+    heat: Mapped[float | None] = mapped_column(Float, nullable=True)
+    heat_stage: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    access_count: Mapped[int] = mapped_column(Integer, server_default="0")
+    last_access_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    heat_record: Mapped[dict | None] = mapped_column(JSONB, nullable=True)
+    heat_updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class EpisodeRow(Base):
+    __tablename__ = "episodes"
+    __table_args__ = (UniqueConstraint("tenant_id", "conversation_id", "layer_version", "idx", name="uq_episodes_slice"),)
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    conversation_id: Mapped[str] = mapped_column(String(256))
+    layer_version: Mapped[str] = mapped_column(String(32))
+    idx: Mapped[int] = mapped_column(Integer)
+    start_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    end_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    speakers: Mapped[list[str]] = mapped_column(ARRAY(Text))
+    boundary: Mapped[str] = mapped_column(String(16))
+    summary: Mapped[str] = mapped_column(Text)
+    event_pks: Mapped[list[int]] = mapped_column(ARRAY(BigInteger))
+    summary_event_pks: Mapped[list[int]] = mapped_column(ARRAY(BigInteger))
+
+
+class AssertionRow(Base):
+    __tablename__ = "assertions"
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "conversation_id", "layer_version", "key", name="uq_assertions_slice"),
+        Index("ix_assertions_event", "event_pk"),
+        Index("ix_assertions_entity", "tenant_id", "conversation_id", "entity", "attribute"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    conversation_id: Mapped[str] = mapped_column(String(256))
+    layer_version: Mapped[str] = mapped_column(String(32))
+    key: Mapped[str] = mapped_column(Text)
+    event_pk: Mapped[int] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"))
+    entity: Mapped[str] = mapped_column(Text)
+    attribute: Mapped[str] = mapped_column(Text)
+    value: Mapped[str] = mapped_column(Text)
+    value_key: Mapped[str] = mapped_column(Text)
+    surface: Mapped[str] = mapped_column(Text, server_default="")
+    asserted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    negated: Mapped[bool] = mapped_column(server_default=text("false"))
+    superseded_by_key: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class ContradictionRow(Base):
+    __tablename__ = "contradictions"
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "conversation_id", "layer_version", "key", name="uq_contradictions_slice"),
+        Index("ix_contradictions_earlier", "earlier_event_pk"),
+        Index("ix_contradictions_later", "later_event_pk"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    conversation_id: Mapped[str] = mapped_column(String(256))
+    layer_version: Mapped[str] = mapped_column(String(32))
+    key: Mapped[str] = mapped_column(Text)
+    entity: Mapped[str] = mapped_column(Text)
+    attribute: Mapped[str] = mapped_column(Text)
+    earlier_event_pk: Mapped[int] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"))
+    later_event_pk: Mapped[int] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"))
+    earlier_value: Mapped[str] = mapped_column(Text)
+    later_value: Mapped[str] = mapped_column(Text)
+    earlier_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    later_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    kind: Mapped[str] = mapped_column(String(16))
+
+
+class SpeakerProfileRow(Base):
+    __tablename__ = "speaker_profiles"
+
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True)
+    conversation_id: Mapped[str] = mapped_column(String(256), primary_key=True)
+    speaker: Mapped[str] = mapped_column(String(256), primary_key=True)
+    layer_version: Mapped[str] = mapped_column(String(32), primary_key=True)
+    message_count: Mapped[int] = mapped_column(Integer)
+    profile: Mapped[dict] = mapped_column(JSONB)
+    style = mapped_column(Vector(256))
+
+
+class GraphNode(Base):
+    __tablename__ = "graph_nodes"
+    __table_args__ = (Index("ix_graph_nodes_names", "names", postgresql_using="gin"),)
+
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True)
+    conversation_id: Mapped[str] = mapped_column(String(256), primary_key=True)
+    layer_version: Mapped[str] = mapped_column(String(32), primary_key=True)
+    key: Mapped[str] = mapped_column(Text, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    label: Mapped[str] = mapped_column(Text)
+    names: Mapped[list[str] | None] = mapped_column(ARRAY(Text), nullable=True)
+    event_pk: Mapped[int | None] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"), nullable=True)
+    data: Mapped[dict] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))
+
+
+class GraphEdge(Base):
+    __tablename__ = "graph_edges"
+    __table_args__ = (
+        Index("ix_graph_edges_src", "tenant_id", "conversation_id", "layer_version", "src"),
+        Index("ix_graph_edges_dst", "tenant_id", "conversation_id", "layer_version", "dst"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    conversation_id: Mapped[str] = mapped_column(String(256))
+    layer_version: Mapped[str] = mapped_column(String(32))
+    src: Mapped[str] = mapped_column(Text)
+    dst: Mapped[str] = mapped_column(Text)
+    type: Mapped[str] = mapped_column(String(24))
+    weight: Mapped[float] = mapped_column(Float, server_default="1")
+    meta: Mapped[dict] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))
+    src_event_pk: Mapped[int | None] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"), nullable=True)
+    dst_event_pk: Mapped[int | None] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"), nullable=True)
+
+
+class LayerRun(Base):
+    """The last run of a conversation-level layer per version: when, over how many events, stats."""
+
+    __tablename__ = "layer_runs"
+
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True)
+    conversation_id: Mapped[str] = mapped_column(String(256), primary_key=True)
+    layer: Mapped[str] = mapped_column(String(32), primary_key=True)
+    layer_version: Mapped[str] = mapped_column(String(32), primary_key=True)
+    computed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    events: Mapped[int] = mapped_column(Integer)
+    seconds: Mapped[float] = mapped_column(Float, server_default="0")
+    stats: Mapped[dict] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))

@@ -63,7 +63,8 @@ def _encode_cached(texts: list[str], encode, cache_dir: Path | None, tag: str) -
 
 def evaluate(model_path: str, conversations: Sequence[str] = HELDOUT_CONVERSATIONS, *,
              data_path: str = str(DEFAULT_LOCOMO), pool: int = 50, alpha: float = ALPHA, hybrid: bool = True,
-             cache_dir: str | None = "var/cache/reranker", allow_trained: bool = False, log=print) -> dict:
+             cache_dir: str | None = "var/cache/reranker", allow_trained: bool = False, quantize: bool = True,
+             log=print) -> dict:
     from app.models.embedder import get_embedder
     from app.models.reranker import Reranker
 
@@ -72,7 +73,7 @@ def evaluate(model_path: str, conversations: Sequence[str] = HELDOUT_CONVERSATIO
         raise ValueError(f"{model_path} was trained on {sorted(leak)}; evaluate on other conversations")
     convs = load_locomo(data_path, only=conversations)
     emb = get_embedder()
-    ce = Reranker(model_path)
+    ce = Reranker(model_path, quantize=quantize)
     cdir = Path(cache_dir) if cache_dir else None
 
     systems = ["dense", "dense+rerank", "dense+ce_only"]
@@ -113,7 +114,7 @@ def evaluate(model_path: str, conversations: Sequence[str] = HELDOUT_CONVERSATIO
                 cands = [RerankCandidate(t, text_of[t], s) for t, s in lst]
                 res = {name: ids}
                 for suffix, a in (("+rerank", alpha), ("+ce_only", 1.0)):
-                    out = rerank(qa.question, cands, lambda _q, b, _ids=ids: [scored[t] for t in _ids[: len(b)]],
+                    out = rerank(qa.question, cands, lambda _q, b, _ids=ids, _s=scored: [_s[t] for t in _ids[: len(b)]],
                                  top_n=pool, alpha=a)
                     res[name + suffix] = [r.id for r in out]
                 for sys_name, ranked in res.items():
@@ -131,6 +132,7 @@ def evaluate(model_path: str, conversations: Sequence[str] = HELDOUT_CONVERSATIO
         "questions": n_q,
         "pool": pool,
         "alpha": alpha,
+        "quantized": ce.quantized,
         "overall": {s: _mean(rows[s]) for s in systems},
         "per_category": {
             cat: {s: _mean(by_cat[(s, cat)]) for s in systems}
@@ -146,13 +148,14 @@ def evaluate(model_path: str, conversations: Sequence[str] = HELDOUT_CONVERSATIO
     return report
 
 
-def latency_probe(model_path: str, pairs: int = 50, runs: int = 15, max_length: int = 256) -> dict[str, float]:
+def latency_probe(model_path: str, pairs: int = 50, runs: int = 15, max_length: int = 256,
+                  quantize: bool = True) -> dict[str, float]:
     """p50/p95 of one `pairs`-pair scoring call on realistic LoCoMo turns (after one warm-up)."""
     from app.models.reranker import Reranker
 
     conv = load_locomo(only=[HELDOUT_CONVERSATIONS[0]])[0]
     texts = [passage_text(t.speaker, t.content) for t in conv.turns[:pairs]]
-    ce = Reranker(model_path, max_length=max_length)
+    ce = Reranker(model_path, max_length=max_length, quantize=quantize)
     ce.score("warm up", texts[:4])
     ts = []
     for i in range(runs):
@@ -161,7 +164,10 @@ def latency_probe(model_path: str, pairs: int = 50, runs: int = 15, max_length: 
         ce.score(q, texts)
         ts.append((time.perf_counter() - t0) * 1000)
     ts.sort()
-    return {"pairs": pairs, "runs": runs, "p50_ms": round(statistics.median(ts), 1),
+    import os
+
+    return {"pairs": pairs, "runs": runs, "quantized": ce.quantized, "load_avg_1m": round(os.getloadavg()[0], 2),
+            "p50_ms": round(statistics.median(ts), 1),
             "p95_ms": round(ts[min(len(ts) - 1, int(0.95 * len(ts)))], 1), "min_ms": round(ts[0], 1)}
 
 
@@ -181,12 +187,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--alpha", type=float, default=ALPHA)
     ap.add_argument("--no-hybrid", action="store_true")
     ap.add_argument("--latency-runs", type=int, default=15)
+    ap.add_argument("--fp32", action="store_true", help="do not quantise the cross-encoder to int8")
     ap.add_argument("--out", default=None, help="write the JSON report here")
     a = ap.parse_args(argv)
     report = evaluate(a.model, [c for c in a.conversations.split(",") if c], data_path=a.data, pool=a.pool,
-                      alpha=a.alpha, hybrid=not a.no_hybrid, log=lambda m: print(m, flush=True))
+                      alpha=a.alpha, hybrid=not a.no_hybrid, quantize=not a.fp32, log=lambda m: print(m, flush=True))
     if a.latency_runs:
-        report["latency_probe"] = latency_probe(a.model, a.pool, a.latency_runs)
+        report["latency_probe"] = latency_probe(a.model, a.pool, a.latency_runs, quantize=not a.fp32)
     print(_table(report))
     print(json.dumps(report, indent=2))
     if a.out:

@@ -68,6 +68,7 @@ class TrainConfig:
     weight_decay: float = 0.01
     bce_weight: float = 0.5
     freeze_word_embeddings: bool = True  # the 30k x 384 matrix: most of the step time, little to gain
+    layers: int | None = None  # keep only the bottom N transformer layers (None: all 6); fewer = faster
     freeze_layers: int = 2  # also freeze the embeddings and the bottom N transformer layers (faster steps)
     cache_dir: str | None = "var/cache/reranker"  # mined groups, keyed by data + mining settings
     seed: int = 42
@@ -236,6 +237,13 @@ def train_reranker(cfg: TrainConfig | None = None, log: Callable[[str], None] = 
     finally:
         shutil.rmtree(tmp_base, ignore_errors=True)
     model, tok = ce.model, ce.tokenizer
+    if cfg.layers:
+        enc_layers = model.base_model.encoder.layer
+        if not 0 < cfg.layers <= len(enc_layers):
+            raise ValueError(f"layers must be in 1..{len(enc_layers)}")
+        model.base_model.encoder.layer = enc_layers[: cfg.layers]
+        model.config.num_hidden_layers = cfg.layers
+        log(f"kept the bottom {cfg.layers} of {len(enc_layers)} transformer layers")
     model.train()
     frozen = tuple(f"encoder.layer.{i}." for i in range(cfg.freeze_layers))
     for n, p in model.named_parameters():
@@ -296,9 +304,10 @@ def train_reranker(cfg: TrainConfig | None = None, log: Callable[[str], None] = 
             step += 1
             running += loss.item()
             elapsed = time.perf_counter() - t1
-            if step == cfg.probe_steps:
+            if step >= cfg.probe_steps and (step == cfg.probe_steps or step % 10 == 0):
                 # Budget: if the measured pace cannot finish in time, train on fewer groups with a
                 # complete (shortened) schedule rather than stopping halfway up the learning rate.
+                # Re-checked every 10 steps (the machine is shared; the pace changes); only shrinks.
                 affordable = step + int(max(0.0, 0.95 * cfg.time_limit_s - elapsed) / (elapsed / step))
                 if affordable < plan["total"]:
                     log(f"{elapsed / step:.2f}s/step: {plan['total']} steps do not fit in "
@@ -357,11 +366,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--time-limit", type=float, default=d.time_limit_s)
     ap.add_argument("--seed", type=int, default=d.seed)
     ap.add_argument("--freeze-layers", type=int, default=d.freeze_layers)
+    ap.add_argument("--layers", type=int, default=None, help="keep only the bottom N transformer layers")
     a = ap.parse_args(argv)
     cfg = TrainConfig(data_path=a.data, train_conversations=tuple(x for x in a.train.split(",") if x),
                       output_dir=a.out, base_model_path=a.base, max_length=a.max_length, negatives=a.negatives,
                       pool=a.pool, epochs=a.epochs, lr=a.lr, group_batch=a.group_batch, threads=a.threads,
-                      time_limit_s=a.time_limit, seed=a.seed, freeze_layers=a.freeze_layers)
+                      time_limit_s=a.time_limit, seed=a.seed, freeze_layers=a.freeze_layers,
+                      layers=a.layers)
     report = train_reranker(cfg, log=lambda m: print(m, flush=True))
     print(json.dumps({k: v for k, v in asdict(report).items() if k != "losses"}, indent=2))
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, HTTPException, Query
 from sqlalchemy import Connection
 
-from app.api.deps import db, reader, writer
+from app.api.deps import db, only_query_params, reader, writer
 from app.api.schemas import ROUTE_ERRORS, ConversationList, ConversationStatus, ConversationSummary
 from app.storage import events as store
 from app.storage.tenants import Principal
@@ -13,7 +13,8 @@ from workers.registry import LAYERS
 router = APIRouter(prefix="/v1/conversations", tags=["conversations"], responses=ROUTE_ERRORS)
 
 
-@router.get("", response_model=ConversationList, summary="The tenant's conversations, most recently active first")
+@router.get("", response_model=ConversationList, summary="The tenant's conversations, most recently active first",
+            dependencies=[only_query_params("limit")])
 def list_conversations(
     limit: int = Query(200, ge=1, le=1000), who: Principal = Depends(reader), conn: Connection = Depends(db)
 ) -> ConversationList:
@@ -23,7 +24,8 @@ def list_conversations(
     ])
 
 
-@router.get("/{conversation_id}/status", response_model=ConversationStatus, summary="Indexing lag per layer")
+@router.get("/{conversation_id}/status", response_model=ConversationStatus, summary="Indexing lag per layer",
+            dependencies=[only_query_params()])
 def status(conversation_id: str, who: Principal = Depends(reader), conn: Connection = Depends(db)) -> ConversationStatus:
     events, pending = store.conversation_status(conn, who.tenant_id, conversation_id)
     return ConversationStatus(

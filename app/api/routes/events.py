@@ -8,7 +8,7 @@ from datetime import datetime
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 from sqlalchemy import Connection
 
-from app.api.deps import db, reader, writer
+from app.api.deps import db, only_query_params, reader, writer
 from app.api.schemas import (
     ROUTE_ERRORS,
     EventBatch,
@@ -67,7 +67,8 @@ def post_events(batch: EventBatch, who: Principal = Depends(writer)) -> EventBat
     return EventBatchResult(results=[EventResult(id=r.id, event_id=r.event_id, status=r.status) for r in results])
 
 
-@router.get("/events/{id}", response_model=EventOut, summary="Read one event")
+@router.get("/events/{id}", response_model=EventOut, summary="Read one event",
+            dependencies=[only_query_params()])
 def get_event(id: int = Path(ge=1, le=PG_BIGINT_MAX), who: Principal = Depends(reader), conn: Connection = Depends(db)) -> EventOut:
     row = store.get_event(conn, who.tenant_id, id)
     if row is None:
@@ -94,6 +95,7 @@ def _decode_cursor(cursor: str) -> tuple[datetime, int]:
     response_model=EventPage,
     tags=["conversations"],
     summary="A conversation's events in time order (cursor-paged)",
+    dependencies=[only_query_params("limit", "cursor")],
 )
 def list_events(
     conversation_id: str,

@@ -10,6 +10,7 @@ from app.models.embedder import get_embedder
 from app.pipeline.query import QueryInput, run_query
 from app.pipeline.recipe import Recipe
 from app.settings import get_settings
+from app.storage.layers import bump_access
 from app.storage.search import Scope
 from app.storage.tenants import Principal
 
@@ -28,7 +29,10 @@ def query(body: QueryIn, who: Principal = Depends(reader), conn: Connection = De
         start=body.time_range.start if body.time_range else None,
         end=body.time_range.end if body.time_range else None,
     )
-    out = run_query(conn, QueryInput(body.query, scope, body.top_k, body.token_budget), recipe, get_embedder())
+    out = run_query(conn, QueryInput(body.query, scope, body.top_k, body.token_budget), recipe, get_embedder(),
+                    reranker=_reranker() if recipe.rerank else None)
+    # retrieval is rehearsal: what was handed out gets warmer (Cortex heat)
+    bump_access(conn, who.tenant_id, [e.id for e, _ in out.context_items])
     return QueryOut(
         items=[
             QueryItem(
@@ -37,6 +41,7 @@ def query(body: QueryIn, who: Principal = Depends(reader), conn: Connection = De
                 score=round(it.score, 8),
                 signals={k: SignalEvidence(rank=int(v["rank"]), score=v["score"]) for k, v in it.signals.items()},
                 in_context=it.in_context,
+                stages=it.stages,
             )
             for it in out.items
         ],
@@ -45,4 +50,15 @@ def query(body: QueryIn, who: Principal = Depends(reader), conn: Connection = De
         context_items=[ContextEntry(id=e.id, event_id=e.event_id, reason=why) for e, why in out.context_items],
         left_out=out.left_out,
         pipeline=out.recipe,
+        intent=out.intent,
     )
+
+
+def _reranker():
+    """The installed cross-encoder, or None when there is none (the stage is then skipped)."""
+    from app.models.reranker import RerankerUnavailable, get_reranker
+
+    try:
+        return get_reranker()
+    except (RerankerUnavailable, FileNotFoundError, OSError):
+        return None

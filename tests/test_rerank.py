@@ -1,0 +1,163 @@
+"""Rerank stage: blend arithmetic, modality factor, the gate, and the local cross-encoder plumbing
+(with a tiny CrossEncoder the test builds itself: no pretrained cross-encoder exists to download)."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.pipeline.rerank import (
+    RerankCandidate,
+    minmax,
+    modality_factor,
+    passage_text,
+    question_type,
+    rerank,
+    sufficient_context,
+)
+
+
+def overlap_scorer(query: str, texts):
+    """A stand-in cross-encoder: how many query words a passage contains."""
+    q = set(query.lower().strip("?").split())
+    return [float(len(q & set(t.lower().split()))) for t in texts]
+
+
+def test_blend_follows_the_formula():
+    cands = [RerankCandidate("a", "x", 0.9), RerankCandidate("b", "y", 0.5), RerankCandidate("c", "z", 0.1)]
+    ce = {"x": 0.0, "y": 2.0, "z": 4.0}
+    out = rerank("q", cands, lambda q, ts: [ce[t] for t in ts], alpha=0.55)
+    s = {r.id: r.score for r in out}
+    assert s["a"] == pytest.approx(0.55 * 0.0 + 0.45 * 1.0)
+    assert s["b"] == pytest.approx(0.55 * 0.5 + 0.45 * 0.5)
+    assert s["c"] == pytest.approx(0.55 * 1.0 + 0.45 * 0.0)
+    assert [r.id for r in out] == ["c", "b", "a"]
+    assert [r.rank_before for r in out] == [3, 2, 1] and [r.rank_after for r in out] == [1, 2, 3]
+    assert out[0].explain()["ce_norm"] == 1.0
+
+
+def test_order_changes_only_when_the_cross_encoder_disagrees_strongly_enough():
+    q = "Which city did Ana move to?"
+    cands = [RerankCandidate(1, "Ben: my dog loves snow", 0.033),
+             RerankCandidate(2, "Ana: we decided to move to Denver, the city we love", 0.032),
+             RerankCandidate(3, "Ana: hello there", 0.031)]
+    assert [r.id for r in rerank(q, cands, overlap_scorer)][0] == 2  # CE overrules fusion
+    assert [r.id for r in rerank(q, cands, overlap_scorer, alpha=0.0)] == [1, 2, 3]  # fusion alone
+    # when the CE agrees with fusion nothing moves
+    agree = lambda q, ts: [3.0, 2.0, 1.0]  # noqa: E731
+    assert [r.id for r in rerank(q, cands, agree)] == [1, 2, 3]
+
+
+def test_only_the_top_n_are_scored_and_the_rest_keep_their_order_below():
+    calls = []
+
+    def scorer(q, ts):
+        calls.append(len(ts))
+        return list(range(len(ts)))  # reverses the head
+
+    cands = [RerankCandidate(i, f"t{i}", 1.0 - i / 10) for i in range(6)]
+    out = rerank("q", cands, scorer, top_n=3)
+    assert calls == [3]
+    assert [r.id for r in out] == [2, 1, 0, 3, 4, 5]
+    assert not out[3].reranked and out[3].ce is None
+    assert rerank("q", [], scorer) == []
+
+
+def test_modality_factor_and_question_types():
+    assert question_type("temporal") == "detail" and question_type("multi_hop") == "synthesis"
+    assert question_type(None) == "general"
+    assert modality_factor("summary", "detail") == 0.7
+    assert modality_factor("episode", "synthesis") == 1.2
+    assert modality_factor("event", "detail") == 1.0 and modality_factor("summary", "general") == 1.0
+    cands = [RerankCandidate("sum", "s", 1.0, kind="summary"), RerankCandidate("ev", "e", 0.9),
+             RerankCandidate("low", "l", 0.0)]
+    ce = lambda q, ts: [1.0, 1.0, 0.0]  # noqa: E731  # the CE can't tell the first two apart
+    # general: sum 1.0 vs ev 0.55 + 0.45 * 0.9 = 0.955; detail: sum 0.7 < 0.955
+    assert [r.id for r in rerank("q", cands, ce, qtype="general")][:2] == ["sum", "ev"]
+    assert [r.id for r in rerank("q", cands, ce, qtype="detail")][:2] == ["ev", "sum"]
+    syn = rerank("q", cands, ce, qtype="synthesis")
+    assert syn[0].id == "sum" and syn[0].modality_factor == 1.2 and syn[0].score == pytest.approx(1.2)
+
+
+def test_minmax_and_gate_and_bad_input():
+    assert minmax([2.0, 4.0, 3.0]) == [0.0, 1.0, 0.5]
+    assert minmax([5.0, 5.0]) == [1.0, 1.0]
+    low = rerank("q", [RerankCandidate(1, "a", 1.0)], lambda q, ts: [-4.0])  # sigmoid ≈ 0.018
+    assert not sufficient_context(low)
+    high = rerank("q", [RerankCandidate(1, "a", 1.0)], lambda q, ts: [1.0])
+    assert sufficient_context(high)
+    with pytest.raises(ValueError):
+        rerank("q", [RerankCandidate(1, "a", 1.0)], lambda q, ts: [1.0, 2.0])
+    with pytest.raises(ValueError):
+        rerank("q", [RerankCandidate(1, "a", 1.0)], overlap_scorer, alpha=1.5)
+    assert passage_text("Ana", "hi") == "Ana: hi" and passage_text(None, "hi") == "hi"
+
+
+# ---------------------------------------------------------------- the model wrapper, with a tiny CE
+
+
+@pytest.fixture(scope="module")
+def tiny_cross_encoder(tmp_path_factory) -> Path:
+    from transformers import BertConfig, BertForSequenceClassification
+
+    from app.settings import get_settings
+
+    src = Path(get_settings().embedding_model_path)
+    out = tmp_path_factory.mktemp("tiny-ce")
+    cfg = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                     intermediate_size=64, max_position_embeddings=128, num_labels=1)
+    import torch
+
+    torch.manual_seed(0)
+    BertForSequenceClassification(cfg).save_pretrained(out)
+    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt"):
+        shutil.copy(src / name, out / name)
+    return out
+
+
+def test_reranker_loads_a_local_cross_encoder_and_scores_pairs(tiny_cross_encoder):
+    from app.models.reranker import Reranker, sigmoid
+
+    ce = Reranker(tiny_cross_encoder, max_length=64)
+    texts = ["Ana: we moved to Denver", "Ben: my dog loves snow", "Ana: hello"]
+    s1 = ce.score("Where does Ana live?", texts)
+    s2 = ce("Where does Ana live?", texts)
+    assert s1.shape == (3,) and s1.dtype == np.float32
+    assert np.allclose(s1, s2)  # deterministic (eval mode)
+    assert len(set(np.round(s1, 6))) > 1  # the pair matters
+    assert ce.score("q", []).shape == (0,)
+    assert ce.last_latency_ms >= 0.0
+    assert np.all((sigmoid(s1) > 0) & (sigmoid(s1) < 1))
+    # wired into the stage: the CE's own logits come back per item
+    cands = [RerankCandidate(i, t, 1.0 / (i + 1)) for i, t in enumerate(texts)]
+    out = rerank("Where does Ana live?", cands, ce.score)
+    assert sorted(r.ce for r in out) == pytest.approx(sorted(s1.tolist()), abs=1e-6)
+
+
+def test_reranker_fails_loudly_without_a_model(tmp_path):
+    from app.models.reranker import Reranker, RerankerUnavailable
+
+    with pytest.raises(RerankerUnavailable, match="no cross-encoder"):
+        Reranker(tmp_path / "nope")
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "config.json").write_text("{}")
+    with pytest.raises(RerankerUnavailable):
+        Reranker(tmp_path / "broken")
+
+
+TRAINED = Path(__file__).resolve().parents[1] / "var" / "models" / "reranker-minilm"
+
+
+@pytest.mark.skipif(not (TRAINED / "config.json").exists(), reason="no trained reranker (palimpsest train-reranker)")
+def test_trained_reranker_prefers_the_evidence():
+    from app.models.reranker import Reranker
+
+    ce = Reranker(TRAINED)
+    q = "What instrument did Melanie start learning?"
+    texts = [passage_text("Melanie", "I started taking violin lessons last month, it's so hard but fun!"),
+             passage_text("Caroline", "I went to a support group meeting yesterday."),
+             passage_text("Melanie", "The kids and I went camping by the lake.")]
+    s = ce.score(q, texts)
+    assert int(np.argmax(s)) == 0
