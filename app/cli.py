@@ -462,3 +462,13 @@ def query_cmd(
     console.print(table)
     if show_context:
         console.print(out["context"])
+
+
+@app.command("train-reranker", add_help_option=False,
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def train_reranker_cmd(ctx: typer.Context) -> None:
+    """Fine-tune the packaged MiniLM as a cross-encoder on pairs mined from conversations
+    (its own options: `palimpsest train-reranker --help`); the query path uses it once it is in place."""
+    from app.training.reranker import main as train_main
+
+    raise typer.Exit(train_main(ctx.args))
