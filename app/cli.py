@@ -17,7 +17,9 @@ app.add_typer(tenants_app, name="tenants")
 
 try:  # the benchmark harness is an optional part of the distribution
     from bench.cli import bench_app
+    from bench.load import load_command
 
+    bench_app.command("load")(load_command)
     app.add_typer(bench_app, name="bench")
 except ImportError:  # pragma: no cover
     pass

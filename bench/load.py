@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import httpx
 import numpy as np
+import typer
 
 WORDS = ("garden trip sister guitar Denver recipe puppy marathon novel museum promotion bakery hiking "
          "concert wedding camera painting yoga budget flight").split()
@@ -31,6 +32,7 @@ class LoadOptions:
     batch: int = 50
     conversations_per_writer: int = 5
     seed: int = 7
+    rate: float = 0.0  # events/s over all writers; 0 = as fast as the service takes them
 
 
 @dataclass
@@ -79,6 +81,8 @@ async def _writer(c: httpx.AsyncClient, wid: int, opts: LoadOptions, deadline: f
             res.error_samples.append(f"write: {type(exc).__name__}")
             continue
         lat.append(time.perf_counter() - start)
+        if opts.rate > 0:  # pace this writer to its share of the target rate
+            await asyncio.sleep(max(0.0, opts.batch * opts.writers / opts.rate - (time.perf_counter() - start)))
         if r.status_code == 200:
             acked[conv] = acked.get(conv, 0) + sum(x["status"] == "created" for x in r.json()["results"])
             n += opts.batch
@@ -153,7 +157,9 @@ async def run_load(base_url: str, api_key: str, opts: LoadOptions, log: Callable
 def markdown(res: LoadResult) -> str:
     o = res.options
     rows = [
-        ("load", f"{o['writers']} writers ({o['batch']}-event batches), {o['readers']} readers, {o['duration_s']:.0f} s"),
+        ("load", f"{o['writers']} writers ({o['batch']}-event batches"
+                 + (f", paced to {o['rate']:.0f} events/s" if o.get("rate") else "")
+                 + f"), {o['readers']} readers, {o['duration_s']:.0f} s"),
         ("events acknowledged", f"{res.acknowledged_events}"),
         ("sustained ingest", f"{res.ingest_events_per_s:.0f} events/s"),
         ("write p50 / p95", f"{res.write_p50_ms} / {res.write_p95_ms} ms"),
@@ -176,3 +182,36 @@ def write_results(res: LoadResult, out_dir: Path, tag: str | None = None) -> dic
     jp.write_text(json.dumps(asdict(res), indent=2))
     mp.write_text(f"# Load benchmark {stamp}\n\n" + markdown(res))
     return {"json": jp, "markdown": mp}
+
+
+def load_command(
+    url: str = typer.Option(None, help="a running service; without it the stack starts on the embedded default"),
+    api_key: str = typer.Option(None, envvar="PALIMPSEST_API_KEY"),
+    duration: float = typer.Option(120.0, help="seconds of load"),
+    writers: int = typer.Option(4),
+    readers: int = typer.Option(4),
+    batch: int = typer.Option(50, help="events per write request"),
+    rate: float = typer.Option(0.0, help="target events/s over all writers (0 = unlimited)"),
+    var_dir: Path = typer.Option(Path("var/bench-load"), help="embedded stack's data (when --url is not given)"),
+    out_dir: Path = typer.Option(Path("bench/results"), help="where the JSON and Markdown go"),
+    tag: str = typer.Option(None),
+) -> None:
+    """Concurrent writers and readers for a bounded time on loopback; then proof that nothing is missing."""
+    opts = LoadOptions(duration_s=duration, writers=writers, readers=readers, batch=batch, rate=rate)
+    log = lambda m: typer.echo(m, err=True)  # noqa: E731
+    if url:
+        if not api_key:
+            raise typer.BadParameter("--url needs --api-key")
+        res = asyncio.run(run_load(url, api_key, opts, log))
+    else:
+        from app.embedded import ServiceStack
+        from app.storage.tenants import new_key
+
+        key = new_key()
+        with ServiceStack(var_dir=var_dir, api_key=key, beat=True, log_dir=var_dir / "logs") as stack:
+            res = asyncio.run(run_load(stack.base_url, key, opts, log))
+    typer.echo(markdown(res))
+    for kind, p in write_results(res, out_dir, tag).items():
+        typer.echo(f"{kind}: {p}")
+    if res.errors or res.missing_events or res.unindexed_events:
+        raise typer.Exit(1)
