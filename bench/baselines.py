@@ -6,6 +6,9 @@
 - `rrf`: reciprocal rank fusion of the two full rankings, k = 60.
 
 Each ranks every turn of the question's conversation; the search is restricted to that conversation.
+The text a baseline indexes is the turn exactly as it puts it into a context (`render_turn`:
+`[YYYY-MM-DD HH:MM] speaker: content`): names and dates are searchable, as in the service's context.
+On LoCoMo dev this measures r@10 0.64 / 0.53 / 0.62 (content alone: 0.60 / 0.38 / 0.52).
 """
 from __future__ import annotations
 
@@ -22,18 +25,7 @@ BASELINES = ("bm25", "dense", "rrf")
 RRF_K = 60
 
 # NLTK's English stop-word list (the standard one, 179 words).
-STOP_WORDS = frozenset("""
-i me my myself we our ours ourselves you you're you've you'll you'd your yours yourself yourselves
-he him his himself she she's her hers herself it it's its itself they them their theirs themselves
-what which who whom this that that'll these those am is are was were be been being have has had
-having do does did doing a an the and but if or because as until while of at by for with about
-against between into through during before after above below to from up down in out on off over
-under again further then once here there when where why how all any both each few more most other
-some such no nor not only own same so than too very s t can will just don don't should should've
-now d ll m o re ve y ain aren aren't couldn couldn't didn didn't doesn doesn't hadn hadn't hasn
-hasn't haven haven't isn isn't ma mightn mightn't mustn mustn't needn needn't shan shan't shouldn
-shouldn't wasn wasn't weren weren't won won't wouldn wouldn't
-""".split())
+STOP_WORDS = frozenset(["i", "me", "my", "myself", "we", "our", "ours", "ourselves", "you", "you're", "you've", "you'll", "you'd", "your", "yours", "yourself", "yourselves", "he", "him", "his", "himself", "she", "she's", "her", "hers", "herself", "it", "it's", "its", "itself", "they", "them", "their", "theirs", "themselves", "what", "which", "who", "whom", "this", "that", "that'll", "these", "those", "am", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had", "having", "do", "does", "did", "doing", "a", "an", "the", "and", "but", "if", "or", "because", "as", "until", "while", "of", "at", "by", "for", "with", "about", "against", "between", "into", "through", "during", "before", "after", "above", "below", "to", "from", "up", "down", "in", "out", "on", "off", "over", "under", "again", "further", "then", "once", "here", "there", "when", "where", "why", "how", "all", "any", "both", "each", "few", "more", "most", "other", "some", "such", "no", "nor", "not", "only", "own", "same", "so", "than", "too", "very", "s", "t", "can", "will", "just", "don", "don't", "should", "should've", "now", "d", "ll", "m", "o", "re", "ve", "y", "ain", "aren", "aren't", "couldn", "couldn't", "didn", "didn't", "doesn", "doesn't", "hadn", "hadn't", "hasn", "hasn't", "haven", "haven't", "isn", "isn't", "ma", "mightn", "mightn't", "mustn", "mustn't", "needn", "needn't", "shan", "shan't", "shouldn", "shouldn't", "wasn", "wasn't", "weren", "weren't", "won", "won't", "wouldn", "wouldn't"])
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
@@ -97,9 +89,12 @@ def run_baselines(ds: Dataset, encode: Callable[[list[str]], np.ndarray] | None 
         by_conv.setdefault(q.conversation_id, []).append(q)
 
     # Dense: every turn and every question of the run, encoded once (and cached on disk).
-    all_turns = [t for c in ds.conversations for t in c.turns]
-    log(f"dense baseline: encoding {len(all_turns)} turns and {len(ds.questions)} questions")
-    turn_vecs = _encode_cached([t.content for t in all_turns], encode, cache_dir, f"{ds.name}-turns-{model_tag}")
+    from bench.context import render_turn
+
+    docs = {c.id: [render_turn(t.speaker, t.content, t.occurred_at) for t in c.turns] for c in ds.conversations}
+    all_docs = [d for c in ds.conversations for d in docs[c.id]]
+    log(f"dense baseline: encoding {len(all_docs)} turns and {len(ds.questions)} questions")
+    turn_vecs = _encode_cached(all_docs, encode, cache_dir, f"{ds.name}-turns-{model_tag}")
     q_vecs = _encode_cached([q.question for q in ds.questions], encode, cache_dir, f"{ds.name}-q-{model_tag}")
     q_row = {q.qid: i for i, q in enumerate(ds.questions)}
 
@@ -111,7 +106,7 @@ def run_baselines(ds: Dataset, encode: Callable[[list[str]], np.ndarray] | None 
         qs = by_conv.get(conv.id, [])
         if not qs:
             continue
-        bm25 = BM25Okapi([tokenize(t.content) or ["\x00"] for t in conv.turns])
+        bm25 = BM25Okapi([tokenize(d) or ["\x00"] for d in docs[conv.id]])
         for q in qs:
             lex = rank_scores(bm25.get_scores(tokenize(q.question)), ids)
             den = rank_scores(mat @ q_vecs[q_row[q.qid]], ids)
@@ -126,7 +121,12 @@ def baseline_answers(ds: Dataset, rankings: dict[str, list[str]], budgets: Seque
     """Turn a baseline's full rankings into `SystemAnswer`s: its top_k, and per budget the context
     packed in rank order (stop at the first turn that does not fit), with that context's tokens
     counted again on the joined text by the fixed tokenizer."""
-    from bench.context import build_context, count_tokens, count_tokens_batch, render_turn
+    from bench.context import (
+        build_context,
+        count_tokens,
+        count_tokens_batch,
+        render_turn,
+    )
     from bench.evaluate import SystemAnswer
 
     count = count or count_tokens

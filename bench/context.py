@@ -7,13 +7,13 @@ all-MiniLM-L6-v2 word pieces (`app.models.embedder.count_tokens`) for the servic
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from bench.metrics import pack_by_budget
 
 
 def render_turn(speaker: str, content: str, occurred_at: datetime) -> str:
-    ts = occurred_at.astimezone(timezone.utc) if occurred_at.tzinfo else occurred_at
+    ts = occurred_at.astimezone(UTC) if occurred_at.tzinfo else occurred_at
     return f"[{ts:%Y-%m-%d %H:%M}] {speaker}: {content}"
 
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 LOCOMO_FILE = "locomo/locomo_dev7.json"
 BEAM_DIR = "beam100k"
@@ -90,7 +91,7 @@ class Dataset:
 # ---------------------------------------------------------------- LoCoMo
 
 _LOCOMO_DT = re.compile(
-    r"^\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.I
+    r"^\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.IGNORECASE
 )
 _MONTHS = {m: i + 1 for i, m in enumerate(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -114,7 +115,7 @@ def parse_locomo_datetime(text: str) -> datetime:
         raise ValueError(f"unrecognised LoCoMo date {text!r}")
     hour, minute, ampm, day, month, year = m.groups()
     h = int(hour) % 12 + (12 if ampm.lower() == "p" else 0)
-    return datetime(int(year), _month(month), int(day), h, int(minute), tzinfo=timezone.utc)
+    return datetime(int(year), _month(month), int(day), h, int(minute), tzinfo=UTC)
 
 
 def locomo_turn_content(turn: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -127,9 +128,8 @@ def locomo_turn_content(turn: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         content = f"{content} [shares a photo of {caption}]" if content else f"[shares a photo of {caption}]"
         meta["blip_caption"] = caption
         if turn.get("query"):
-            meta["photo_query"] = turn["query"]
-        if turn.get("img_url"):
-            meta["img_url"] = turn["img_url"]
+            meta["photo_query"] = str(turn["query"])
+        # img_url is left out: dead links, some of them longer than the service's metadata limit.
     return content, meta
 
 
@@ -239,13 +239,24 @@ def parse_beam_anchor(text: str) -> datetime:
     """`"March-15-2024"` -> 2024-03-15 00:00 UTC."""
     for fmt in ("%B-%d-%Y", "%b-%d-%Y", "%Y-%m-%d", "%B %d, %Y"):
         try:
-            return datetime.strptime(text.strip(), fmt).replace(tzinfo=timezone.utc)
+            return datetime.strptime(text.strip(), fmt).replace(tzinfo=UTC)
         except ValueError:
             continue
     raise ValueError(f"unrecognised BEAM time anchor {text!r}")
 
 
-BEAM_DEFAULT_START = datetime(2024, 1, 1, tzinfo=timezone.utc)
+BEAM_DEFAULT_START = datetime(2024, 1, 1, tzinfo=UTC)
+# The service's default `max_content_bytes`. One BEAM turn (beam-4 #97) is 341 KiB, nearly all spaces
+# from a degenerate generation; longer turns are cut here so every system sees the same text.
+MAX_CONTENT_BYTES = 64 * 1024
+
+
+def clip_utf8(text: str, max_bytes: int) -> tuple[str, bool]:
+    """`text` cut to at most `max_bytes` UTF-8 bytes at a character boundary; (text, was_cut)."""
+    raw = text.encode("utf-8")
+    if len(raw) <= max_bytes:
+        return text, False
+    return raw[:max_bytes].decode("utf-8", errors="ignore"), True
 
 
 def beam_turns(chat: list[dict[str, Any]]) -> list[Turn]:
@@ -268,8 +279,10 @@ def beam_turns(chat: list[dict[str, Any]]) -> list[Turn]:
             for key in ("index", "question_type", "time_anchor"):
                 if t.get(key) is not None:
                     meta[key] = t[key]
-            turns.append(Turn(str(int(t["id"])), str(t["role"]), str(t["content"]),
-                              anchor + timedelta(seconds=since), meta))
+            content, cut = clip_utf8(str(t["content"]), MAX_CONTENT_BYTES)
+            if cut:
+                meta["truncated_from_bytes"] = len(str(t["content"]).encode("utf-8"))
+            turns.append(Turn(str(int(t["id"])), str(t["role"]), content, anchor + timedelta(seconds=since), meta))
             since += 1
     return turns
 
@@ -292,6 +305,8 @@ def load_beam(data_dir: Path) -> Dataset:
         turns = beam_turns(json.loads((d / "chat.json").read_text()))
         conversations.append(Conversation(cid, turns))
         known = {t.event_id for t in turns}
+        notes.extend(f"{cid} turn {t.event_id}: content cut from {t.metadata['truncated_from_bytes']} bytes to "
+                     f"{MAX_CONTENT_BYTES}" for t in turns if "truncated_from_bytes" in t.metadata)
         probing = json.loads((d / "probing_questions.json").read_text())
         for ability, qs in probing.items():
             for i, q in enumerate(qs):

@@ -12,7 +12,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.datasets import Dataset, Question
-from bench.metrics import abstain_rate, aggregate, ctx_key, er_key, evidence_recall, mean, percentile, rank_metrics
+from bench.metrics import (
+    abstain_rate,
+    aggregate,
+    ctx_key,
+    er_key,
+    evidence_recall,
+    mean,
+    percentile,
+    rank_metrics,
+)
 
 RANK_KEYS = ("r@5", "r@10", "all@10", "mrr")
 
