@@ -31,7 +31,7 @@ test-fast: install
 	$(PY) -m pytest -ra -m "not slow"
 
 bench: install
-	$(VENV)/bin/palimpsest bench locomo --limit 2
+	$(VENV)/bin/palimpsest bench locomo --conversations 2 --limit 25 --out-dir bench/results/tmp
 
 clean-var:
 	rm -rf var
