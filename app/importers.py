@@ -29,13 +29,10 @@ def read_records(path: Path, fmt: str) -> Iterator[dict[str, Any]]:
 
 
 def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    from app.transfer import read_jsonl  # the export format's own reader
+
     with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if line.strip():
-                try:
-                    yield json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ValueError(f"{path}:{n}: not JSON ({exc.msg})") from exc
+        yield from read_jsonl(fh)
 
 
 def _locomo(path: Path) -> Iterator[dict[str, Any]]:

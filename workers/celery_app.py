@@ -45,6 +45,18 @@ def make_celery() -> Celery:
 celery = make_celery()
 
 
+def retry_policy() -> dict:
+    """How every indexing task retries: late ack (app-wide), exponential backoff with jitter, then
+    the outbox sweeper takes over once retries are exhausted."""
+    return {
+        "autoretry_for": (Exception,),
+        "retry_backoff": 2,
+        "retry_backoff_max": 300,
+        "retry_jitter": True,
+        "max_retries": get_settings().task_max_retries,
+    }
+
+
 @setup_logging.connect
 def _logging(**_kwargs) -> None:  # keep Celery from replacing our structlog configuration
     from app.logging import configure_logging

@@ -8,11 +8,10 @@ from __future__ import annotations
 import structlog
 
 from app.models.embedder import get_embedder
-from app.settings import get_settings
 from app.storage import events as event_store
 from app.storage import indexing
 from app.storage.db import get_engine
-from workers.celery_app import celery
+from workers.celery_app import celery, retry_policy
 
 log = structlog.get_logger(__name__)
 LAYER = "embed"
@@ -38,15 +37,7 @@ def embed_pending(pks: list[int]) -> int:
     return len(rows)
 
 
-@celery.task(
-    name="palimpsest.embed",
-    bind=True,
-    autoretry_for=(Exception,),
-    retry_backoff=2,
-    retry_backoff_max=300,
-    retry_jitter=True,
-    max_retries=get_settings().task_max_retries,
-)
+@celery.task(name="palimpsest.embed", bind=True, **retry_policy())
 def embed_events(self, pks: list[int]) -> int:
     try:
         n = embed_pending(pks)

@@ -163,15 +163,9 @@ def _after_embed(task=None, args=None, state=None, **_kwargs) -> None:  # noqa: 
 def make_task(celery, job: ConversationLayer):  # noqa: ANN001, ANN201
     """The Celery task of a conversation-level layer (late ack, retried with backoff)."""
 
-    @celery.task(
-        name=LAYERS[job.layer],
-        bind=True,
-        autoretry_for=(Exception,),
-        retry_backoff=2,
-        retry_backoff_max=300,
-        retry_jitter=True,
-        max_retries=get_settings().task_max_retries,
-    )
+    from workers.celery_app import retry_policy
+
+    @celery.task(name=LAYERS[job.layer], bind=True, **retry_policy())
     def task(self, pks: list[int]) -> dict[str, int]:
         try:
             counts = run_for_pks(job, pks)

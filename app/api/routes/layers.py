@@ -7,7 +7,7 @@ one whose layer has not run yet answers 200 with empty lists and `layer_version:
 """
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Query
 from sqlalchemy import Connection
 
 from app.api.deps import db, only_query_params, reader
