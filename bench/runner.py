@@ -235,14 +235,14 @@ def _in_context(resp: dict[str, Any]) -> list[str]:
 def gold_in_context(resp: dict[str, Any], gold: Sequence[str], lines: dict[str, str]) -> tuple[list[str], str]:
     """Which gold turns a service response's context holds, and how that was decided.
 
-    1. `context_event_ids` in the response (every event in the context): exact; used when present.
+    1. `context_items` in the response (every event in the context): exact; used when present.
     2. Otherwise the union of (a) items flagged `in_context` and (b) gold turns whose rendered line
        (`[YYYY-MM-DD HH:MM] speaker: content`, the service's own format) is verbatim in the context.
        (b) is needed because `items` holds only the top_k, while the context may hold turns ranked
        lower; a verbatim line with its timestamp and speaker cannot be there by accident."""
-    if isinstance(resp.get("context_event_ids"), list):
-        ids = {str(x) for x in resp["context_event_ids"]}
-        return [g for g in gold if g in ids], "context_event_ids"
+    if isinstance(resp.get("context_items"), list):  # every event in the context, with its client id
+        ids = {str(c.get("event_id") if c.get("event_id") is not None else c.get("id")) for c in resp["context_items"]}
+        return [g for g in gold if g in ids], "context_items"
     flagged = set(_in_context(resp))
     text = resp.get("context") or ""
     found = [g for g in gold if g in flagged or (lines.get(g) and lines[g] in text)]

@@ -136,7 +136,7 @@ def test_entity_merge_by_embedding_cosine(encode):
 
 def test_fragment_serialises_to_json(fragment):
     data = json.loads(json.dumps(jsonable(fragment)))
-    assert data["layer_version"] == "graph/1" and len(data["edges"]) == len(fragment.edges)
+    assert data["layer_version"] == "graph/2" and len(data["edges"]) == len(fragment.edges)
     assert data["facet_points"][0]["dates"][0]["date"] == "2023-05-07"
 
 
@@ -145,3 +145,20 @@ def test_ids_are_stable_across_runs():
     b = RuleExtractor().extract(list(reversed(events())))
     assert [fp.id for fp in a.facet_points] == [fp.id for fp in b.facet_points]
     assert sorted((e.src, e.dst, e.type) for e in a.edges) == sorted((e.src, e.dst, e.type) for e in b.edges)
+
+
+def test_facet_ids_do_not_collide_with_an_entity_named_none():
+    from datetime import datetime, timezone
+
+    from app.layers.events import LayerEvent
+    from app.layers.graph_extract import RuleExtractor
+
+    t = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    events = [LayerEvent(str(i), "user", text, t) for i, text in enumerate([
+        "None of the options worked, so I picked None as the label.",
+        "I think none is fine, None appears twice in the config.",
+        "The weather was nice today.",
+    ])]
+    frag = RuleExtractor().extract(events)
+    keys = [f.id for f in frag.facets] + [e.id for e in frag.entities] + [p.id for p in frag.facet_points]
+    assert len(keys) == len(set(keys))

@@ -266,7 +266,7 @@ def test_the_cli_rebuilds_a_layer_from_the_log(built, engine):
         conn.execute(text("DELETE FROM graph_edges WHERE tenant_id = :t"), {"t": tid})
     r = CliRunner().invoke(cli, ["rebuild", "--layer", "graph", "--conversation", "hm", "--tenant", name])
     assert r.exit_code == 0, r.output
-    assert "graph/1" in r.output and "8 events" in r.output
+    assert "graph/2" in r.output and "8 events" in r.output
     after = slice_rows(engine, tid, "hm")
     assert after["nodes"] == before["nodes"] and after["edges"] == before["edges"]
     r = CliRunner().invoke(cli, ["rebuild", "--layer", "nope"])

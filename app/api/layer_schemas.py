@@ -103,7 +103,7 @@ class GraphOut(BaseModel):
                                               "whole conversation's graph statistics.")
 
     model_config = ConfigDict(json_schema_extra={"examples": [{
-        "conversation_id": "conv-1", "layer_version": "graph/1+graph_extract/1",
+        "conversation_id": "conv-1", "layer_version": "graph/2+graph_extract/1",
         "nodes": [{"id": "en:ana", "kind": "entity", "label": "Ana", "data": {"kind": "person"}},
                   {"id": "fp:1:0", "kind": "facet_point", "label": "We moved to Denver last spring.", "event_id": 1,
                    "data": {"topic": "home"}}],

@@ -33,7 +33,7 @@ from app.layers.events import LayerEvent
 from app.layers.text import norm_name
 from app.layers.timeparse import TimeMention, resolution_stats
 
-LAYER_VERSION = "graph/1"
+LAYER_VERSION = "graph/2"  # 2: facet ids no longer collide with an entity named "none"
 ENTITY_MERGE_COSINE = 0.90
 EDGE_TYPES = ("belongs_to", "involves_entity", "temporal", "evolution", "causal")
 
@@ -298,7 +298,8 @@ def assemble(
         facet_members[key].append(fid)
     facets: list[Facet] = []
     for (ep, primary, topic), members in facet_members.items():
-        fc_id = f"fc:{ep or 'none'}:{(primary or 'en:none')[3:]}:{topic}"
+        # "~" marks "no episode" / "no primary entity": an entity may well be named "none".
+        fc_id = f"fc:{ep or '~'}:{primary[3:] if primary else '~'}:{topic}"
         label = f"{names.get(primary, 'conversation')} · {topic}"
         facets.append(Facet(fc_id, ep, primary, topic, label, tuple(members)))
         for m in members:
