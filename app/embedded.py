@@ -215,6 +215,7 @@ class ServiceStack:
     flower: bool = False
     flower_port: int = 5555
     worker_concurrency: int = 1
+    queue: str | None = None  # Celery queue of this stack's API and worker (default: the setting)
     extra_env: dict[str, str] = field(default_factory=dict)
     log_dir: Path | None = None
     procs: dict[str, subprocess.Popen] = field(default_factory=dict)
@@ -232,6 +233,8 @@ class ServiceStack:
         env["PALIMPSEST_VAR_DIR"] = str(self.var_dir)
         if self.api_key:
             env["PALIMPSEST_BOOTSTRAP_API_KEY"] = self.api_key
+        if self.queue:
+            env["PALIMPSEST_CELERY_QUEUE"] = self.queue
         return env
 
     def _spawn(self, name: str, args: list[str]) -> None:

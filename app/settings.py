@@ -92,6 +92,7 @@ class Settings(BaseSettings):
     dense_weight: float = 1.0
 
     # --- workers
+    celery_queue: str = "palimpsest"  # one queue per deployment (tests give each stack its own)
     index_chunk_size: int = 64
     sweep_interval_s: float = 30.0
     sweep_stale_after_s: float = 60.0

@@ -132,3 +132,9 @@ def embedder():
     from app.models.embedder import get_embedder
 
     return get_embedder()
+
+
+def own_queue() -> str:
+    """A Celery queue for one test's stack: stacks share the test Redis, and a worker of another
+    stack (the SDK tests keep one up for the session) must not take this stack's tasks."""
+    return f"test-{secrets.token_hex(4)}"

@@ -10,6 +10,7 @@ import time
 import httpx
 import pytest
 
+from tests.conftest import own_queue
 from app.embedded import ServiceStack
 from app.storage import tenants
 
@@ -26,7 +27,7 @@ TURNS = [
 
 def test_post_index_and_find_by_meaning(tmp_path, database_url, redis_url, engine):
     key = tenants.new_key()
-    stack = ServiceStack(var_dir=tmp_path, api_key=key, database_url=database_url, redis_url=redis_url,
+    stack = ServiceStack(var_dir=tmp_path, api_key=key, database_url=database_url, redis_url=redis_url, queue=own_queue(),
                          log_dir=tmp_path / "logs")
     with stack:
         h = {"Authorization": f"Bearer {key}"}

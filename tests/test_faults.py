@@ -14,6 +14,7 @@ from sqlalchemy import text
 
 from app.embedded import ServiceStack, ensure_redis, stop_redis
 from app.storage import tenants
+from tests.conftest import own_queue
 
 pytestmark = pytest.mark.slow
 
@@ -57,7 +58,7 @@ def stack_factory(tmp_path, database_url):
 
     def make(redis_url: str) -> tuple[ServiceStack, int, str]:
         key = tenants.new_key()
-        s = ServiceStack(var_dir=tmp_path, api_key=key, database_url=database_url, redis_url=redis_url,
+        s = ServiceStack(var_dir=tmp_path, api_key=key, database_url=database_url, redis_url=redis_url, queue=own_queue(),
                          beat=True, extra_env=FAST_SWEEP, log_dir=tmp_path / "logs")
         s.start()
         stacks.append(s)

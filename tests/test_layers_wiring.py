@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import text
 
 from app.storage import layers as store
-from tests.conftest import auth
+from tests.conftest import auth, own_queue
 from workers import consolidate, engrams, gate, graph, surprise
 from workers.layerbase import process_conversation, run_for_pks
 
@@ -468,7 +468,7 @@ def test_a_worker_builds_every_layer(tmp_path, database_url, redis_url, engine):
     from app.storage import tenants
 
     key = tenants.new_key()
-    with ServiceStack(var_dir=tmp_path, api_key=key, database_url=database_url, redis_url=redis_url,
+    with ServiceStack(var_dir=tmp_path, api_key=key, database_url=database_url, redis_url=redis_url, queue=own_queue(),
                       log_dir=tmp_path / "logs") as stack:
         with httpx.Client(base_url=stack.base_url, headers=auth(key), timeout=30) as c:
             events = [{"conversation_id": "e2e-layers", "event_id": str(i), "speaker": s, "content": t,

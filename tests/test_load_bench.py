@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from tests.conftest import own_queue
 from app.embedded import ServiceStack
 from app.storage import tenants
 from bench.load import LoadOptions, markdown, run_load
@@ -15,7 +16,7 @@ pytestmark = pytest.mark.slow
 
 def test_load_run_loses_nothing(tmp_path, database_url, redis_url):
     key = tenants.new_key()
-    with ServiceStack(var_dir=tmp_path, api_key=key, database_url=database_url, redis_url=redis_url,
+    with ServiceStack(var_dir=tmp_path, api_key=key, database_url=database_url, redis_url=redis_url, queue=own_queue(),
                       log_dir=tmp_path / "logs", extra_env={"PALIMPSEST_RATE_LIMIT_PER_MINUTE": "0"}) as stack:
         res = asyncio.run(run_load(stack.base_url, key, LoadOptions(duration_s=6, writers=2, readers=2, batch=10,
                                                                     conversations_per_writer=2, rate=20),

@@ -64,6 +64,7 @@ def live_service(root: Path, database_url: str, redis_url: str) -> Iterator[Live
     """One API + worker for every module that asks (reference-counted): start once, stop after the last."""
     from app.embedded import ServiceStack
     from app.storage import tenants
+    from tests.conftest import own_queue
 
     class Stack(ServiceStack):
         # Until app.api.main mounts /mcp itself, serve the same app with it mounted (a factory).
@@ -75,7 +76,7 @@ def live_service(root: Path, database_url: str, redis_url: str) -> Iterator[Live
 
     if not _LIVE.get("refs"):
         key = tenants.new_key()
-        stack = Stack(var_dir=root, api_key=key, database_url=database_url, redis_url=redis_url,
+        stack = Stack(var_dir=root, api_key=key, database_url=database_url, redis_url=redis_url, queue=own_queue(),
                       log_dir=root / "logs")
         try:
             stack.start()

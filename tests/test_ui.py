@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.conftest import own_queue
 from app.embedded import ServiceStack
 from app.storage import tenants
 
@@ -53,7 +54,7 @@ def test_explorer_shows_timeline_and_evidence(tmp_path, database_url, redis_url)
     from selenium.webdriver.common.by import By
 
     key = tenants.new_key()
-    with ServiceStack(var_dir=tmp_path, api_key=key, database_url=database_url, redis_url=redis_url,
+    with ServiceStack(var_dir=tmp_path, api_key=key, database_url=database_url, redis_url=redis_url, queue=own_queue(),
                       log_dir=tmp_path / "logs") as stack:
         events = [{"conversation_id": "ui-demo", "event_id": str(i), "speaker": s, "content": c,
                    "occurred_at": f"2024-03-0{i + 1}T10:00:00Z"} for i, (s, c) in enumerate(TURNS)]

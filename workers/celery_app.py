@@ -32,7 +32,7 @@ def make_celery() -> Celery:
         accept_content=["json"],
         broker_connection_retry_on_startup=True,
         broker_transport_options={"visibility_timeout": 3600, "socket_connect_timeout": 2, "socket_timeout": 5},
-        task_default_queue="palimpsest",
+        task_default_queue=s.celery_queue,
         worker_hijack_root_logger=False,
         beat_schedule={
             "sweep-outbox": {"task": "palimpsest.sweep", "schedule": s.sweep_interval_s},

@@ -77,7 +77,10 @@ class BackgroundWorkCollector:
         try:
             from app.api.limits import _redis
 
-            depth.add_metric(["palimpsest"], float(_redis().llen("palimpsest")))
+            from app.settings import get_settings
+
+            queue = get_settings().celery_queue
+            depth.add_metric([queue], float(_redis().llen(queue)))
         except Exception as exc:  # noqa: BLE001 - a scrape never fails because Redis does
             log.debug("metrics_redis_unavailable", error=str(exc))
         try:
