@@ -186,7 +186,7 @@ class _LLMHandler(BaseHTTPRequestHandler):
 def llm_server():
     server = ThreadingHTTPServer(("127.0.0.1", 0), _LLMHandler)
     _LLMHandler.replies, _LLMHandler.seen = [], []
-    t = threading.Thread(target=server.serve_forever, daemon=True)
+    t = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     t.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/v1", _LLMHandler
     server.shutdown()

@@ -2,6 +2,7 @@
 (with a tiny CrossEncoder the test builds itself: no pretrained cross-encoder exists to download)."""
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -161,3 +162,71 @@ def test_trained_reranker_prefers_the_evidence():
              passage_text("Melanie", "The kids and I went camping by the lake.")]
     s = ce.score(q, texts)
     assert int(np.argmax(s)) == 0
+
+
+# ---------------------------------------------------------------- training plumbing (tiny model, tiny data)
+
+
+def _tiny_locomo(path: Path) -> None:
+    turns1 = [("Ana", "Hi Ben, how are you?"), ("Ben", "Great! I adopted a puppy named Rex."),
+              ("Ana", "Lovely. I started violin lessons this week."), ("Ben", "Cool, which teacher?"),
+              ("Ana", "Mrs. Park, she is strict but kind."), ("Ben", "I am moving to Denver next month.")]
+    turns2 = [("Ana", "How is Denver?"), ("Ben", "Snowy. Rex loves the snow."),
+              ("Ana", "My violin recital is on Friday."), ("Ben", "Good luck with the recital!")]
+    conv = {"speaker_a": "Ana", "speaker_b": "Ben",
+            "session_1_date_time": "1:56 pm on 8 May, 2023", "session_2_date_time": "3:00 pm on 20 June, 2023",
+            "session_1": [{"speaker": s, "dia_id": f"D1:{i + 1}", "text": t} for i, (s, t) in enumerate(turns1)],
+            "session_2": [{"speaker": s, "dia_id": f"D2:{i + 1}", "text": t} for i, (s, t) in enumerate(turns2)]}
+    qa = [{"question": "What is the name of Ben's puppy?", "answer": "Rex", "evidence": ["D1:2"], "category": 4},
+          {"question": "Who teaches Ana violin?", "answer": "Mrs. Park", "evidence": ["D1:5"], "category": 4},
+          {"question": "Where did Ben move?", "answer": "Denver", "evidence": ["D1:6; D2:2"], "category": 1}]
+    path.write_text(json.dumps([{"sample_id": "conv-x", "conversation": conv, "qa": qa}]))
+
+
+def _bag_encoder(texts):
+    out = np.zeros((len(texts), 64), dtype=np.float32)
+    for i, t in enumerate(texts):
+        for w in t.lower().replace("?", " ").replace(".", " ").split():
+            out[i, hash(w) % 64] += 1.0
+    return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+
+
+def test_mined_groups_use_gold_positives_and_exclude_gold_neighbours(tmp_path):
+    from app.training.locomo import load_locomo
+    from app.training.reranker import mine_groups
+
+    _tiny_locomo(tmp_path / "l.json")
+    convs = load_locomo(tmp_path / "l.json")
+    assert convs[0].questions[2].gold == ("D1:6", "D2:2")  # "D1:6; D2:2" split
+    groups = mine_groups(convs, _bag_encoder, negatives=3, pool=5)
+    assert len(groups) == 4  # one per (question, gold turn)
+    by_q = {}
+    for g in groups:
+        by_q.setdefault(g.question, []).append(g)
+    puppy = by_q["What is the name of Ben's puppy?"][0]
+    assert puppy.positive == "Ben: Great! I adopted a puppy named Rex."
+    banned = {"Ana: Hi Ben, how are you?", "Ana: Lovely. I started violin lessons this week."}  # D1:1, D1:3
+    assert len(puppy.negatives) == 3 and not banned & set(puppy.negatives)
+    assert puppy.positive not in puppy.negatives
+
+
+def test_train_reranker_end_to_end_on_a_tiny_model(tmp_path, tiny_cross_encoder):
+    from app.models.reranker import Reranker
+    from app.training.eval_reranker import evaluate
+    from app.training.reranker import TrainConfig, train_reranker, trained_on
+
+    _tiny_locomo(tmp_path / "l.json")
+    cfg = TrainConfig(data_path=str(tmp_path / "l.json"), train_conversations=("conv-x",),
+                      output_dir=str(tmp_path / "out"), base_model_path=str(tiny_cross_encoder), max_length=64,
+                      negatives=2, pool=5, group_batch=2, epochs=2, cache_dir=None, freeze_layers=1, layers=1,
+                      probe_steps=1, time_limit_s=120)
+    logs: list[str] = []
+    report = train_reranker(cfg, log=logs.append, encode=_bag_encoder)
+    assert report.groups == 4 and report.steps == 4 and not report.stopped_early
+    assert report.pairs_trained == 4 * 2 * 3
+    assert any("kept the bottom 1" in line for line in logs)
+    ce = Reranker(tmp_path / "out", quantize=True)
+    assert ce.score("Where did Ben move?", ["Ben: Denver", "Ana: hi"]).shape == (2,)
+    assert trained_on(tmp_path / "out") == {"conv-x"}
+    with pytest.raises(ValueError, match="trained on"):
+        evaluate(str(tmp_path / "out"), ["conv-x"], data_path=str(tmp_path / "l.json"))

@@ -25,7 +25,7 @@ class Recipe:
     intent_weights: bool = True  # fuse with the intent's weight profile instead of the fixed weights
     reweight: bool = True  # True Memory eq. 4: time window, knowledge update, ...
     rerank: bool = True  # cross-encoder over the top N (only when a reranker model is installed)
-    rerank_top_n: int = 50
+    rerank_top_n: int = 20  # 20 pairs: same held-out r@10 as 50 (0.686), p95 190 ms vs 531 ms (int8, CPU)
     rerank_alpha: float = 0.55
     neighbours: int = 1  # turns on each side of the strongest evidence added to the context
     neighbour_of: int = 5  # around how many of the best candidates
