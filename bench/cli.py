@@ -9,6 +9,8 @@ from pathlib import Path
 
 import typer
 
+from bench.ablate import STAGES, ablate
+from bench.ablate import markdown as ablation_markdown
 from bench.harness import DEFAULT_BUDGETS, REPO_ROOT, RunOptions, default_data_dir, run
 from bench.report import markdown
 from bench.runner import parse_overrides
@@ -36,7 +38,7 @@ def _budgets(text: str) -> tuple[int, ...]:
 def _run(benchmark: str, data_dir: Path | None, url: str | None, api_key: str | None,
          limit: int | None, conversations: int | None, pipeline: list[str], budgets: str, top_k: int,
          out_dir: Path, concurrency: int, baselines_only: bool, var_dir: Path, tag: str | None,
-         keep_running: bool, fresh: bool, latency_sample: int, wait_for: str | None) -> None:
+         keep_running: bool, fresh: bool, latency_sample: int, wait_for: str | None, only: str | None = None) -> None:
     try:
         overrides = parse_overrides(pipeline or [])
     except ValueError as exc:
@@ -45,7 +47,8 @@ def _run(benchmark: str, data_dir: Path | None, url: str | None, api_key: str | 
     if not data.exists():
         raise typer.BadParameter(f"no data directory at {data} (set --data-dir or PALIMPSEST_BENCH_DATA)")
     opts = RunOptions(benchmark=benchmark, data_dir=data, url=url, api_key=api_key, limit=limit,
-                      conversations=conversations, pipeline=overrides, budgets=_budgets(budgets), top_k=top_k,
+                      conversations=conversations, only=tuple(x.strip() for x in (only or "").split(",") if x.strip()),
+                      pipeline=overrides, budgets=_budgets(budgets), top_k=top_k,
                       out_dir=out_dir, concurrency=concurrency, baselines_only=baselines_only, var_dir=var_dir,
                       tag=tag, keep_running=keep_running, fresh=fresh, latency_sample=latency_sample,
                       wait_for=tuple(x.strip() for x in wait_for.split(",") if x.strip()) if wait_for else None)
@@ -62,6 +65,8 @@ _KEY = typer.Option(None, "--api-key", envvar="PALIMPSEST_API_KEY", help="API ke
 _LIMIT = typer.Option(None, "--limit", min=1,
                       help="Quick subset: N questions per conversation, spread evenly over its questions.")
 _CONVS = typer.Option(None, "--conversations", min=1, help="Only the first N conversations (ingest and questions).")
+_ONLY = typer.Option(None, "--only", help="Only these conversations, comma-separated ids (e.g. the reranker's "
+                     "held-out conv-43,conv-44,conv-47).")
 _PIPE = typer.Option([], "--pipeline", help="key=value passed in the query's \"pipeline\" object (repeatable; "
                      "JSON values, else strings; dotted keys nest).")
 _BUDGETS = typer.Option(",".join(map(str, DEFAULT_BUDGETS)), "--budgets", help="Token budgets, comma-separated.")
@@ -86,10 +91,10 @@ def locomo(data_dir: Path | None = _DATA, url: str | None = _URL, api_key: str |
            budgets: str = _BUDGETS, top_k: int = _TOPK, out_dir: Path = _OUT, concurrency: int = _CONC,
            baselines_only: bool = _BONLY, var_dir: Path = _VAR, tag: str | None = _TAG,
            keep_running: bool = _KEEP, fresh: bool = _FRESH,
-           latency_sample: int = _LAT, wait_for: str | None = _WAIT) -> None:
+           latency_sample: int = _LAT, wait_for: str | None = _WAIT, only: str | None = _ONLY) -> None:
     """LoCoMo dev (7 conversations, 1,347 questions); adversarial questions are reported apart."""
     _run("locomo", data_dir, url, api_key, limit, conversations, pipeline, budgets, top_k, out_dir, concurrency,
-         baselines_only, var_dir, tag, keep_running, fresh, latency_sample, wait_for)
+         baselines_only, var_dir, tag, keep_running, fresh, latency_sample, wait_for, only)
 
 
 @bench_app.command("beam")
@@ -98,11 +103,100 @@ def beam(data_dir: Path | None = _DATA, url: str | None = _URL, api_key: str | N
          budgets: str = _BUDGETS, top_k: int = _TOPK, out_dir: Path = _OUT, concurrency: int = _CONC,
          baselines_only: bool = _BONLY, var_dir: Path = _VAR, tag: str | None = _TAG,
          keep_running: bool = _KEEP, fresh: bool = _FRESH,
-         latency_sample: int = _LAT, wait_for: str | None = _WAIT) -> None:
+         latency_sample: int = _LAT, wait_for: str | None = _WAIT, only: str | None = _ONLY) -> None:
     """BEAM 100K (20 conversations, 400 questions in ten abilities); abstention is reported apart."""
     _run("beam", data_dir, url, api_key, limit, conversations, pipeline, budgets, top_k, out_dir, concurrency,
-         baselines_only, var_dir, tag, keep_running, fresh, latency_sample, wait_for)
+         baselines_only, var_dir, tag, keep_running, fresh, latency_sample, wait_for, only)
 
+
+@bench_app.command("ablate")
+def ablate_cmd(benchmark: str = typer.Argument(..., help="locomo or beam"), data_dir: Path | None = _DATA,
+               url: str | None = _URL, api_key: str | None = _KEY, limit: int | None = _LIMIT,
+               conversations: int | None = _CONVS, only: str | None = _ONLY, pipeline: list[str] = _PIPE,
+               budgets: str = "2000", top_k: int = _TOPK, out_dir: Path = _OUT, concurrency: int = _CONC,
+               var_dir: Path = _VAR, latency_sample: int = 100,
+               stages: str = typer.Option(",".join(STAGES), "--stages", help="Stages to switch off, one per run.")
+               ) -> None:
+    """The full pipeline, then each stage switched off in turn: one table of every stage's effect."""
+    if benchmark not in ("locomo", "beam"):
+        raise typer.BadParameter("benchmark must be locomo or beam")
+    try:
+        overrides = parse_overrides(pipeline or [])
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    opts = RunOptions(benchmark=benchmark, data_dir=data_dir or default_data_dir(), url=url, api_key=api_key,
+                      limit=limit, conversations=conversations,
+                      only=tuple(x.strip() for x in (only or "").split(",") if x.strip()), pipeline=overrides,
+                      budgets=_budgets(budgets), top_k=top_k, out_dir=out_dir, concurrency=concurrency,
+                      var_dir=var_dir, latency_sample=latency_sample)
+    try:
+        summary, paths = ablate(opts, [x.strip() for x in stages.split(",") if x.strip()], log=_log)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    typer.echo(ablation_markdown(summary))
+    for kind, p in paths.items():
+        typer.echo(f"{kind}: {p}")
+
+
+
+def _sizes(text: str) -> tuple[int, ...]:
+    try:
+        vals = tuple(sorted({int(x.replace("_", "")) for x in text.replace(" ", "").split(",") if x}))
+    except ValueError as exc:
+        raise typer.BadParameter(f"--sizes expects comma-separated event counts, got {text!r}") from exc
+    if not vals or min(vals) <= 0:
+        raise typer.BadParameter("--sizes needs positive event counts")
+    return vals
+
+
+@bench_app.command("scale")
+def scale(
+    sizes: str = typer.Option("10000,100000,1000000", "--sizes",
+                              help="Tenant sizes in events, grown one after the other (the 1M point takes hours "
+                              "on 2 cores; see docs/scaling.md)."),
+    queries: int = typer.Option(200, "--queries", min=1, help="Planted pairs asked per size and mode."),
+    seed: int = typer.Option(7, "--seed", help="Corpus seed: the same seed gives the same events, byte for byte."),
+    layers: str = typer.Option("embed", "--layers", help="embed: measure the embed layer, conversation-level "
+                               "layers parked; all: the real worker with every layer (much slower)."),
+    clients: int = typer.Option(3, "--clients", min=1, help="POSTs in flight."),
+    batch: int = typer.Option(1000, "--batch", min=1, max=1000, help="Events per POST."),
+    raw_sample: int = typer.Option(1000, "--raw-sample", min=32, help="Texts per size for the raw embedder rate."),
+    out_dir: Path = _OUT,
+    var_dir: Path = typer.Option(REPO_ROOT / "var" / "bench-scale", "--var-dir",
+                                 help="Embedded service data; its database is emptied at the start."),
+    data_dir: Path | None = _DATA,
+    reranker: Path | None = typer.Option(None, "--reranker", help="A cross-encoder directory [default: "
+                                         "<var-dir>/models/reranker-minilm, else var/models/reranker-minilm]."),
+    tag: str | None = _TAG,
+    service_env: list[str] = typer.Option([], "--service-env", help="KEY=VALUE setting for the service and the "
+                                          "raw embedder (repeatable), e.g. PALIMPSEST_INDEX_CHUNK_SIZE=256."),
+    dump: Path | None = typer.Option(None, "--dump", help="Only write the corpus of the largest size "
+                                     "(events.jsonl, questions.jsonl) into this folder; no service."),
+) -> None:
+    """Cost from 10 thousand to 1 million events in one tenant: ingest, indexing, latency, recall, size, memory."""
+    from bench.scale import ScaleOptions, run as run_scale
+    from bench.scale_data import Corpus, SourcePool, dump as dump_corpus
+    from bench.scale_report import markdown as scale_markdown
+
+    if layers not in ("embed", "all"):
+        raise typer.BadParameter("--layers is embed or all")
+    if any("=" not in kv for kv in service_env):
+        raise typer.BadParameter("--service-env expects KEY=VALUE")
+    opts = ScaleOptions(sizes=_sizes(sizes), queries=queries, seed=seed, layers=layers, clients=clients,
+                        batch=batch, raw_sample=raw_sample, out_dir=out_dir, var_dir=var_dir,
+                        data_dir=data_dir or default_data_dir(), reranker=reranker, tag=tag,
+                        service_env=dict(kv.split("=", 1) for kv in service_env))
+    if dump:
+        dump.mkdir(parents=True, exist_ok=True)
+        corpus = Corpus(SourcePool.load(opts.data_dir), seed, assistant_share=opts.assistant_share)
+        with open(dump / "events.jsonl", "w") as ev, open(dump / "questions.jsonl", "w") as qs:
+            n = dump_corpus(corpus, max(opts.sizes), ev, qs)
+        typer.echo(f"{n} events in {dump / 'events.jsonl'}; planted pairs in {dump / 'questions.jsonl'}")
+        return
+    result, paths = run_scale(opts, log=_log)
+    typer.echo(scale_markdown(result))
+    for kind, p in paths.items():
+        typer.echo(f"{kind}: {p}")
 
 if __name__ == "__main__":
     bench_app()

@@ -329,11 +329,17 @@ def spread(items: list[Any], n: int) -> list[Any]:
     return [items[(i * len(items)) // n] for i in range(n)]
 
 
-def subset(ds: Dataset, limit: int | None = None, conversations: int | None = None) -> Dataset:
-    """A quick subset: the first `conversations` conversations, and `limit` questions per
-    conversation spread evenly over its question list (so every part of the conversation and most
-    categories are represented, unlike the first N, which all ask about the first sessions)."""
-    convs = ds.conversations[:conversations] if conversations else list(ds.conversations)
+def subset(ds: Dataset, limit: int | None = None, conversations: int | None = None,
+           only: tuple[str, ...] = ()) -> Dataset:
+    """A quick subset: the first `conversations` conversations (or those named in `only`), and `limit`
+    questions per conversation spread evenly over its question list (so every part of the conversation
+    and most categories are represented, unlike the first N, which all ask about the first sessions)."""
+    if only:
+        unknown = set(only) - {c.id for c in ds.conversations}
+        if unknown:
+            raise ValueError(f"no such conversations in {ds.name}: {', '.join(sorted(unknown))}")
+    convs = [c for c in ds.conversations if not only or c.id in only]
+    convs = convs[:conversations] if conversations else convs
     keep = {c.id for c in convs}
     questions: list[Question] = []
     for c in convs:

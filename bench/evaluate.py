@@ -14,6 +14,7 @@ from typing import Any
 from bench.datasets import Dataset, Question
 from bench.metrics import (
     abstain_rate,
+    calibrate_floor,
     aggregate,
     ctx_key,
     er_key,
@@ -32,6 +33,7 @@ class SystemAnswer:
     in_context: dict[int, list[str]]  # budget -> event ids in the context
     ctx_tokens: dict[int, int]  # budget -> tokens of the context (fixed tokenizer)
     abstain: bool = False
+    relevance: dict[str, float] = field(default_factory=dict)  # the service's best dense / rerank relevance
     latency_ms: dict[int, float] = field(default_factory=dict)  # budget -> client-side latency
     error: str | None = None
 
@@ -70,6 +72,13 @@ def summarize(ds: Dataset, answers: Mapping[str, SystemAnswer], budgets: Sequenc
     }
     for b in budgets:
         abst[ctx_key(b)] = mean(answers[q.qid].ctx_tokens.get(b, 0) for q in abst_q) if abst_q else math.nan
+    if abst_q and any(answers[q.qid].relevance for q in abst_q):
+        # where an abstain floor would fall: per relevance signal, calibrated on these very questions
+        abst["floors"] = {
+            sig: calibrate_floor([answers[q.qid].relevance[sig] for q in abst_q if sig in answers[q.qid].relevance],
+                                 [answers[q.qid].relevance[sig] for q in scored if sig in answers[q.qid].relevance])
+            for sig in sorted({k for q in abst_q for k in answers[q.qid].relevance})
+        }
 
     lat = [v for a in answers.values() for v in a.latency_ms.values()]
     latency = {"n": len(lat), "p50_ms": percentile(lat, 50), "p95_ms": percentile(lat, 95),

@@ -35,6 +35,7 @@ class RunOptions:
     api_key: str | None = None
     limit: int | None = None
     conversations: int | None = None
+    only: tuple[str, ...] = ()  # named conversations (e.g. the reranker's held-out ones)
     pipeline: dict[str, Any] = field(default_factory=dict)
     budgets: tuple[int, ...] = DEFAULT_BUDGETS
     top_k: int = 10
@@ -85,8 +86,8 @@ def run(opts: RunOptions, log: Callable[[str], None] = print) -> tuple[dict[str,
 
     ds = LOADERS[opts.benchmark](opts.data_dir)
     full_q = len(ds.questions)
-    if opts.limit or opts.conversations:
-        ds = subset(ds, opts.limit, opts.conversations)
+    if opts.limit or opts.conversations or opts.only:
+        ds = subset(ds, opts.limit, opts.conversations, opts.only)
     log(f"{opts.benchmark}: {len(ds.conversations)} conversations, {ds.n_turns} turns, {len(ds.questions)} questions"
         + (f" (subset of {full_q})" if len(ds.questions) != full_q else ""))
 
@@ -147,8 +148,9 @@ def run(opts: RunOptions, log: Callable[[str], None] = print) -> tuple[dict[str,
 
     timings["total_s"] = time.perf_counter() - t_start
     subset_note = None
-    if opts.limit or opts.conversations:
-        subset_note = (f"{'first ' + str(opts.conversations) if opts.conversations else 'all'} conversations; "
+    if opts.limit or opts.conversations or opts.only:
+        which = ", ".join(opts.only) if opts.only else None
+        subset_note = (f"{which or ('first ' + str(opts.conversations) if opts.conversations else 'all')} conversations; "
                        f"{str(opts.limit) + ' questions per conversation, spread evenly' if opts.limit else 'all questions'}")
     result: dict[str, Any] = {
         "benchmark": opts.benchmark,

@@ -131,3 +131,19 @@ def abstain_rate(responses: Iterable[Mapping[str, Any]]) -> float:
     """How often a query response abstained: `"abstain": true`, or no items at all."""
     flags = [bool(r.get("abstain", False)) or not r.get("items") for r in responses]
     return sum(flags) / len(flags) if flags else math.nan
+
+
+def calibrate_floor(no_answer: Sequence[float], answerable: Sequence[float],
+                    max_false_abstain: float = 0.10) -> dict[str, float]:
+    """The relevance floor that best separates questions without evidence (`no_answer`, should abstain)
+    from answerable ones: the largest Youden J (abstain rate − false-abstain rate) among floors whose
+    false-abstain rate stays within `max_false_abstain`. Candidate floors are the observed values."""
+    best = {"floor": 0.0, "abstain_rate": 0.0, "false_abstain_rate": 0.0, "j": 0.0}
+    if not no_answer or not answerable:
+        return best
+    for f in sorted(set(no_answer) | set(answerable)):
+        ab = sum(v < f for v in no_answer) / len(no_answer)
+        fa = sum(v < f for v in answerable) / len(answerable)
+        if fa <= max_false_abstain and ab - fa > best["j"]:
+            best = {"floor": float(f), "abstain_rate": ab, "false_abstain_rate": fa, "j": ab - fa}
+    return best

@@ -133,6 +133,13 @@ def markdown(result: dict[str, Any]) -> str:
         for b in budgets:
             out.append(f"| mean context tokens on abstention questions @ {b} | "
                        + " | ".join(_fmt(ab[s].get(ctx_key(b)), "ctx@") for s in systems) + " |")
+        floors = (ab.get(SERVICE) or {}).get("floors") or {}
+        if floors:
+            out += ["", "Calibrated abstain floors (best abstain − false-abstain with false abstains ≤ 10%; "
+                    "set as PALIMPSEST_ABSTAIN_DENSE_FLOOR / PALIMPSEST_ABSTAIN_RERANK_FLOOR):", "",
+                    "| relevance signal | floor | abstain rate | false abstain rate |", "|---|---:|---:|---:|"]
+            for sig, f in floors.items():
+                out.append(f"| {sig} | {f['floor']:.4f} | {_fmt(f['abstain_rate'])} | {_fmt(f['false_abstain_rate'])} |")
 
     if svc:
         lat = result["systems"][SERVICE].get("latency") or {}

@@ -314,6 +314,7 @@ def service_answers(client: Client, ds: Dataset, budgets: Sequence[int], top_k: 
             if budget == big:
                 ans.ranked = _ranked(resp)
                 ans.abstain = bool(resp.get("abstain", False))
+                ans.relevance = {k: float(v) for k, v in (resp.get("relevance") or {}).items()}
             if ms is not None:
                 ans.latency_ms[budget] = ms
 

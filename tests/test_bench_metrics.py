@@ -381,6 +381,10 @@ def test_spread_and_subset():
     small = subset(Dataset("t", convs, qs), limit=2, conversations=2)
     assert [c.id for c in small.conversations] == ["c0", "c1"]
     assert [q.qid for q in small.questions] == ["c0:0", "c0:5", "c1:0", "c1:5"]
+    named = subset(Dataset("t", convs, qs), only=("c2", "c0"))
+    assert [c.id for c in named.conversations] == ["c0", "c2"] and len(named.questions) == 20
+    with pytest.raises(ValueError, match="c9"):
+        subset(Dataset("t", convs, qs), only=("c9",))
 
 
 def test_parse_pipeline_overrides():
@@ -428,3 +432,31 @@ def test_one_embedded_run_per_var_dir(tmp_path):
         pass
     with exclusive(tmp_path):  # released
         pass
+
+
+def test_calibrate_floor_separates_and_respects_the_false_abstain_cap():
+    from bench.metrics import calibrate_floor
+
+    no_answer = [0.1, 0.2, 0.3, 0.6]
+    answerable = [0.25, 0.5, 0.7, 0.8, 0.9, 0.95, 0.97, 0.98, 0.99, 0.99]
+    f = calibrate_floor(no_answer, answerable, max_false_abstain=0.10)
+    assert f["floor"] == 0.5 and f["abstain_rate"] == 0.75 and f["false_abstain_rate"] == 0.1
+    assert calibrate_floor(no_answer, answerable, max_false_abstain=0.0)["floor"] == 0.25
+    assert calibrate_floor([], answerable)["floor"] == 0.0
+
+
+def test_ablation_table_shows_each_stage_change_per_category():
+    from bench.ablate import markdown as ablation_md, variants
+
+    assert variants(["rerank", "neighbours"]) == [("all on", {}), ("-rerank", {"rerank": False}),
+                                                   ("-neighbours", {"neighbours": 0})]
+
+    def svc(r10: float, er: float) -> dict:
+        row = {"r@5": 0.5, "r@10": r10, "all@10": 0.4, "mrr": 0.3, "er@2k": er}
+        return {"service": {"table": {"overall": row, "temporal": row}, "latency": {"p50_ms": 80.0, "p95_ms": 120.0}}}
+
+    md = ablation_md({"benchmark": "locomo", "budgets": [2000], "only": ["conv-43"], "limit": None, "variants": {
+        "all on": {"pipeline": {}, "run_id": "a", "systems": svc(0.70, 0.80)},
+        "-rerank": {"pipeline": {"rerank": False}, "run_id": "b", "systems": svc(0.65, 0.81)}}})
+    assert "| -rerank | 0.500 | 0.650 |" in md
+    assert "| -rerank | -0.050 | -0.050 |" in md and "| -rerank | +0.010 | +0.010 |" in md

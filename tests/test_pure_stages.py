@@ -112,3 +112,21 @@ def test_assemble_adds_neighbours_of_top_evidence_and_a_notice():
     assert ctx.text.splitlines()[0].endswith("Ben: what city?")  # time order: the question first
     assert ctx.text.splitlines()[-1] == "[4 more matching events were left out to fit the token budget.]"
     assert ctx.tokens == words(ctx.text) <= budget
+
+
+def test_an_episode_summary_stands_in_for_evidence_that_does_not_fit():
+    from app.pipeline.assemble import SummaryItem, render_summary
+
+    t = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    long = ContextItem(1, "A", "we talked about the trip " * 30, t)
+    also = ContextItem(3, "A", "more of the trip " * 30, t + timedelta(minutes=1))
+    short = ContextItem(2, "B", "ok", t + timedelta(days=1))
+    summary = SummaryItem(4, "c", "A planned a trip to Oslo in June.", t, t + timedelta(hours=1))
+    ctx = assemble([long, short, also], 30, words, plan=AssemblyPlan(direct=3, notice=False),
+                   summaries={1: summary, 3: summary})
+    assert ctx.missing_direct == [1, 3] and ctx.included == frozenset({2})
+    assert ctx.summaries == [summary]  # one episode, once, although two of its turns were missing
+    assert ctx.text.splitlines()[0] == render_summary(summary)  # in time order, before the next day
+    assert ctx.tokens == words(ctx.text) <= 30
+    without = assemble([long, short, also], 30, words, plan=AssemblyPlan(direct=3, notice=False))
+    assert without.summaries == [] and "Summary" not in without.text

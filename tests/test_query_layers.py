@@ -72,3 +72,99 @@ def test_retrieval_bumps_heat(client, tenant, engine):
     before = accesses()
     client.post("/v1/query", headers=auth(key), json={"query": "beagle Waffles", "conversation_id": "ql"})
     assert accesses() > before
+
+
+def test_a_named_date_retrieves_what_was_said_or_meant_then(client, tenant):
+    _, key = tenant
+    pks = load(client, key)
+    build_all(pks)
+    only_window = {"dense": False, "lexical": False, "derived": False, "graph": False, "rerank": False}
+    out = client.post("/v1/query", headers=auth(key), json={
+        "query": "What did Ben do on May 20, 2023?", "conversation_id": "ql", "pipeline": only_window}).json()
+    assert out["intent"]["time_window"][0].startswith("2023-05-20")
+    assert [it["event_id"] for it in out["items"]] == ["3"]  # the one turn said that day
+    assert out["items"][0]["signals"]["temporal"]["rank"] == 1
+    # about the day, not said on it: "last Saturday" (said 8 May) is about 6 May
+    out = client.post("/v1/query", headers=auth(key), json={
+        "query": "What happened on 6 May 2023?", "conversation_id": "ql", "pipeline": only_window}).json()
+    assert [it["event_id"] for it in out["items"]] == ["0"]
+    off = client.post("/v1/query", headers=auth(key), json={
+        "query": "What did Ben do on May 20, 2023?", "conversation_id": "ql",
+        "pipeline": only_window | {"window": False}}).json()
+    assert off["items"] == [] and off["abstain"] is True
+    # an open-ended window ("before 2023") reweights but does not retrieve on its own
+    wide = client.post("/v1/query", headers=auth(key), json={
+        "query": "What did Ben do before June 2023?", "conversation_id": "ql", "pipeline": only_window}).json()
+    assert "temporal" not in {s for it in wide["items"] for s in it["signals"]}
+
+
+def test_reweight_reads_the_layers_and_the_named_speaker(client, tenant):
+    _, key = tenant
+    pks = load(client, key)
+    build_all(pks)
+    out = client.post("/v1/query", headers=auth(key), json={
+        "query": "What did Ben say about Summit Striders and the running club?", "conversation_id": "ql",
+        "pipeline": {"rerank": False}}).json()
+    moved = {it["event_id"]: it["stages"].get("reweight", {}) for it in out["items"]}
+    notes = [a["stage"] for st in moved.values() for a in st.get("adjustments", [])]
+    assert "speaker" in notes  # Ben is named: his own turns get the L0 prior
+    for it in out["items"]:
+        speaker_adj = [a for a in it["stages"].get("reweight", {}).get("adjustments", []) if a["stage"] == "speaker"]
+        assert bool(speaker_adj) == (it["speaker"] == "Ben")
+
+
+def test_recency_list_for_current_value_questions(client, tenant):
+    _, key = tenant
+    pks = load(client, key)
+    build_all(pks)
+    out = client.post("/v1/query", headers=auth(key), json={
+        "query": "Is Summit Striders currently looking for members?", "conversation_id": "ql",
+        "pipeline": {"rerank": False}}).json()
+    assert out["intent"]["label"] == "knowledge_update"
+    rec = sorted((it["signals"]["recency"]["rank"], it["occurred_at"]) for it in out["items"] if "recency" in it["signals"])
+    assert rec and [t for _, t in rec] == sorted((t for _, t in rec), reverse=True)
+    general = client.post("/v1/query", headers=auth(key), json={
+        "query": "Summit Striders members", "conversation_id": "ql", "pipeline": {"rerank": False}}).json()
+    assert all("recency" not in it["signals"] for it in general["items"])
+
+
+def test_abstain_under_the_floor(client, tenant):
+    _, key = tenant
+    build_all(load(client, key))
+    body = {"query": "What is the capital of Mongolia?", "conversation_id": "ql", "pipeline": {"rerank": False}}
+    out = client.post("/v1/query", headers=auth(key), json=body).json()
+    assert 0 < out["relevance"]["dense"] < 0.5 and out["items"]
+    from app.settings import get_settings
+
+    s = get_settings()
+    old = s.abstain_dense_floor
+    try:
+        s.abstain_dense_floor = 0.5
+        assert client.post("/v1/query", headers=auth(key), json=body).json()["abstain"] is True
+        near = client.post("/v1/query", headers=auth(key), json=body | {"query": "Ana ran a half marathon"}).json()
+        assert near["relevance"]["dense"] > 0.5 and near["abstain"] is False
+    finally:
+        s.abstain_dense_floor = old
+
+
+def test_tight_budget_gets_episode_summaries_for_missing_evidence(client, tenant):
+    _, key = tenant
+    story = ("We finally booked the Oslo trip for June. The flights were cheap on a Tuesday. We will stay near the "
+             "harbour in a small flat. My brother Ivar lives there and will show us the fjords. We plan a ferry to "
+             "Bergen on the third day. The museum pass covers the Viking ship hall. I still need a rain jacket. "
+             "Ivar says the weather changes every hour.")
+    turns = [("Ana", story, "2023-05-08T10:00:00Z"), ("Ben", "That sounds great, enjoy Oslo!", "2023-05-08T10:01:00Z"),
+             ("Ben", "My beagle Waffles chewed my shoes again.", "2023-06-20T09:00:00Z")]
+    r = client.post("/v1/events", headers=auth(key), json={"events": [
+        {"conversation_id": "trip", "event_id": str(i), "speaker": sp, "content": c, "occurred_at": t}
+        for i, (sp, c, t) in enumerate(turns)]})
+    build_all([x["id"] for x in r.json()["results"]])
+    body = {"query": "Oslo trip Ivar fjords ferry Bergen", "conversation_id": "trip", "token_budget": 60,
+            "top_k": 1, "pipeline": {"rerank": False, "neighbours": 0, "notice": False}}
+    out = client.post("/v1/query", headers=auth(key), json=body).json()
+    assert out["items"][0]["event_id"] == "0" and not out["items"][0]["in_context"]  # the story is too long
+    assert [s["episode"] for s in out["context_summaries"]] == [0], out["context"]
+    assert out["context_tokens"] <= 60
+    assert "Summary of an episode: " + out["context_summaries"][0]["text"] in out["context"]
+    off = client.post("/v1/query", headers=auth(key), json=body | {"pipeline": body["pipeline"] | {"summaries": False}}).json()
+    assert off["context_summaries"] == [] and "Summary of an episode" not in off["context"]

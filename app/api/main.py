@@ -13,7 +13,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from app.api.routes import conversations, events, health, layers, query
+from app.api.routes import answer, conversations, events, health, layers, query
 from app.api.limits import BodySizeLimit
 from app.api.mcp import mount_mcp
 from app.api.observability import RequestContext, metrics_endpoint, register_collectors
@@ -67,7 +67,7 @@ def create_app() -> FastAPI:
     # The memory explorer: static files, no build step; it talks to the API with the user's key.
     app.mount("/ui", StaticFiles(directory=Path(__file__).resolve().parents[1] / "ui", html=True), name="ui")
     for r in (health.router, events.router, conversations.router, conversations.speakers_router, query.router,
-              layers.router):
+              answer.router, layers.router):
         app.include_router(r)
     mount_mcp(app)  # MCP tools at /mcp, same API keys; runs its session manager inside the lifespan
 

@@ -220,9 +220,13 @@ class PipelineOptions(Strict):
     neighbours: Annotated[int, Interval(ge=0, le=5), BeforeValidator(_number_only)] | None = None
     neighbour_of: Annotated[int, Interval(ge=0, le=50), BeforeValidator(_number_only)] | None = None
     notice: StrictBool | None = None
+    summaries: StrictBool | None = None
+    window: StrictBool | None = None
+    recency: StrictBool | None = None
     intent: StrictBool | None = None
     intent_weights: StrictBool | None = None
     reweight: StrictBool | None = None
+    salience_floor: Annotated[float, Interval(ge=0, le=1), Field(strict=True)] | None = None
     rerank: StrictBool | None = None
     rerank_top_n: Annotated[int, Interval(ge=1, le=200), BeforeValidator(_number_only)] | None = None
     rerank_alpha: Annotated[float, Interval(ge=0, le=1), Field(strict=True)] | None = None
@@ -274,6 +278,14 @@ class ContextEntry(BaseModel):
     reason: str = Field(description="Why it is in the context: direct evidence, next to #id, ranked candidate, ...")
 
 
+class ContextSummary(BaseModel):
+    conversation_id: str
+    episode: int
+    start: datetime
+    end: datetime
+    text: str
+
+
 class QueryOut(BaseModel):
     items: list[QueryItem]
     context: str = Field(description="Time-ordered, dated lines for the answer model, inside token_budget.")
@@ -282,6 +294,37 @@ class QueryOut(BaseModel):
     left_out: int = Field(description="Ranked candidates that did not fit the budget.")
     pipeline: dict[str, Any] = Field(description="The recipe that ran (settings and this request's overrides).")
     intent: dict[str, Any] | None = Field(default=None, description="The routed intent, its weights and time window.")
+    relevance: dict[str, float] = Field(
+        default_factory=dict, description="The best dense cosine (`dense`) and cross-encoder probability (`rerank`).")
+    context_summaries: list[ContextSummary] = Field(
+        default_factory=list, description="Episode summaries in the context, standing in for direct evidence "
+        "that did not fit the budget.")
+    abstain: bool = Field(default=False, description="True when nothing relevant enough was found: the best "
+                          "relevance is under its calibrated floor. The items are still returned.")
+
+
+class AnswerIn(QueryIn):
+    compress: StrictBool = Field(default=False, description="First ask the LLM to keep only the context lines "
+                                 "that bear on the question (PRISM evidence compression), then answer from those.")
+
+
+class AnswerEvidence(BaseModel):
+    id: int
+    event_id: str | None
+    conversation_id: str
+    speaker: str
+    content: str
+    occurred_at: datetime
+
+
+class AnswerOut(BaseModel):
+    answer: str = Field(examples=["She moved to Lisbon in May 2023."])
+    evidence: list[AnswerEvidence] = Field(description="The context events the model cited, in its order.")
+    context_items: list[ContextEntry] = Field(description="Every event the model was shown, with why it was chosen.")
+    context_tokens: int
+    compressed_from: int | None = Field(default=None, description="Lines before compression, when compress was on.")
+    abstain: bool = Field(description="The retrieval's abstain flag (see /v1/query).")
+    model: str
 
 
 class ErrorOut(BaseModel):
@@ -314,3 +357,6 @@ AUTH_ERRORS: dict[int | str, dict] = {
     503: _error("A dependency is down; see Retry-After"),
 }
 ROUTE_ERRORS: dict[int | str, dict] = {**AUTH_ERRORS, 404: _error("Not found")}
+ANSWER_ERRORS: dict[int | str, dict] = {**ROUTE_ERRORS, 502: _error("The LLM failed or gave no usable answer"),
+                                        503: _error("No LLM is configured (PALIMPSEST_LLM_BASE_URL), or a "
+                                                    "dependency is down")}

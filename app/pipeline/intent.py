@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from app.models.llm import LLMConfig, chat
+
 LABELS = ("temporal", "causal", "multi_hop", "entity_centric", "knowledge_update", "preference", "general")
 SIGNALS = ("lexical", "dense", "graph", "recency", "temporal", "expansion")
 
@@ -277,14 +279,7 @@ def prototype_decision(scores: Mapping[str, float], threshold: float = PROTOTYPE
 
 # ------------------------------------------------------------------ tier 3: LLM
 
-@dataclass(frozen=True)
-class LLMConfig:
-    base_url: str  # e.g. "http://localhost:8080/v1" (the part before /chat/completions)
-    model: str
-    api_key: str | None = None
-    timeout_s: float = 5.0
-
-
+# LLMConfig lives with the one HTTP client every LLM use shares (app/models/llm.py).
 _LLM_SYSTEM = (
     "You classify questions that an assistant asks of its long-term conversation memory. "
     "Reply with one JSON object only, no prose."
@@ -307,27 +302,8 @@ Answer with exactly: {{"temporal": x, "causal": x, "multi_hop": x, "entity_centr
 
 def llm_scores(query: str, cfg: LLMConfig, client: Any | None = None) -> dict[str, float]:
     """Ask an OpenAI-compatible chat endpoint for per-label scores. Raises on any failure."""
-    import httpx
-
-    headers = {"content-type": "application/json"}
-    if cfg.api_key:
-        headers["authorization"] = f"Bearer {cfg.api_key}"
-    body = {
-        "model": cfg.model,
-        "temperature": 0,
-        "messages": [
-            {"role": "system", "content": _LLM_SYSTEM},
-            {"role": "user", "content": _LLM_USER.format(query=query)},
-        ],
-    }
-    url = cfg.base_url.rstrip("/") + "/chat/completions"
-    if client is None:
-        with httpx.Client(timeout=cfg.timeout_s) as c:
-            resp = c.post(url, json=body, headers=headers)
-    else:
-        resp = client.post(url, json=body, headers=headers, timeout=cfg.timeout_s)
-    resp.raise_for_status()
-    content = resp.json()["choices"][0]["message"]["content"]
+    content = chat(cfg, [{"role": "system", "content": _LLM_SYSTEM},
+                         {"role": "user", "content": _LLM_USER.format(query=query)}], max_retries=0, client=client)
     m = re.search(r"\{.*\}", content, re.S)
     if not m:
         raise ValueError(f"no JSON object in the LLM reply: {content[:200]!r}")

@@ -1,6 +1,7 @@
 """The read path, wired stage by stage:
 
-intent -> signals (lexical, dense) -> fusion (weighted RRF) -> reweight -> rerank -> context assembly.
+intent -> signals (lexical, dense, derived, graph, temporal window, recency) -> fusion (weighted RRF)
+-> reweight (with the layers' per-event signals) -> rerank -> context assembly -> abstain decision.
 
 Each stage is a module of its own and can be switched off by the recipe; this file decides the
 order and records, per candidate, which signals found it and how each stage moved it, so the
@@ -8,23 +9,32 @@ response can say why an item was chosen.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Connection
 
 from app.models.embedder import Embedder
-from app.pipeline.assemble import AssemblyPlan, ContextItem, assemble
+from app.pipeline.assemble import AssemblyPlan, ContextItem, SummaryItem, assemble
 from app.pipeline.dense import dense_signal
 from app.pipeline.fusion import weighted_rrf
 from app.pipeline.graph import GEdge, TypedGraph, ppr_events
-from app.pipeline.intent import Intent, get_router
+from app.pipeline.intent import Intent, LLMConfig, get_router
 from app.pipeline.lexical import lexical_signal
 from app.pipeline.recipe import Recipe
-from app.pipeline.rerank import RerankCandidate, passage_text, question_type, rerank
-from app.pipeline.reweight import Candidate, reweight
+from app.pipeline.rerank import RerankCandidate, max_relevance, passage_text, question_type, rerank
+from app.pipeline.reweight import Candidate, ReweightConfig, reweight
 from app.storage.events import EventRow, get_events, latest_event_time, neighbours
-from app.storage.layers import graph_neighbourhood, search_extra_candidates
+from app.storage.layers import (
+    EventSignalsView,
+    episodes_containing,
+    graph_neighbourhood,
+    search_extra_candidates,
+    signals_for,
+    window_candidates,
+)
 from app.storage.search import Scope
 
 
@@ -54,17 +64,23 @@ class QueryOutput:
     context_items: list[tuple[EventRow, str]] = field(default_factory=list)  # (event, why it is there)
     left_out: int = 0
     intent: dict[str, Any] | None = None
+    relevance: dict[str, float] = field(default_factory=dict)  # best dense cosine, best cross-encoder prob
+    abstain: bool = False
+    summaries: list[SummaryItem] = field(default_factory=list)  # episode summaries in the context
 
 
-def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedder, reranker=None) -> QueryOutput:
-    """`reranker` is anything with `.score(query, passages) -> logits`; None skips the stage."""
+def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedder, reranker=None,
+              llm: LLMConfig | None = None) -> QueryOutput:
+    """`reranker` is anything with `.score(query, passages) -> logits`; None skips the stage.
+    `llm` lets the intent router ask a model when rules and prototypes are not sure."""
     qvec = embedder.encode([q.query])[0] if (recipe.dense or recipe.intent) else None
 
     intent: Intent | None = None
     if recipe.intent:
         # Relative expressions ("last May") are read from the end of the conversation, when it is asked.
         ref = latest_event_time(conn, q.scope.tenant_id, q.scope.conversation_id)
-        intent = get_router(embedder.encode).route(q.query, reference_time=ref, query_vec=qvec, use_llm=True)
+        intent = get_router(embedder.encode, llm).route(q.query, reference_time=ref, query_vec=qvec,
+                                                        use_llm=llm is not None)
 
     signals: dict[str, list[tuple[int, float]]] = {}
     if recipe.lexical:
@@ -77,10 +93,19 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
                                                      recipe.candidate_pool)
     if recipe.graph and q.scope.conversation_id is not None:
         signals["graph"] = graph_signal(conn, q.scope, q.query, recipe.candidate_pool)
+    window = _bounded_window(intent, recipe.window_max_days) if recipe.window and qvec is not None else None
+    if window is not None:
+        # A question that names a date: what was said then (or about then), closest in meaning first.
+        # A boost alone cannot lift an event from rank 40; a signal of its own puts it in the fusion.
+        signals["temporal"] = window_candidates(conn, q.scope.tenant_id, q.scope.conversation_id, qvec,
+                                                embedder.name, window[0], window[1], recipe.candidate_pool)
 
-    weights = recipe.weights()
-    if intent is not None and recipe.intent_weights:
-        weights = {name: intent.weights.get(name, 1.0) for name in signals}
+    # Fusion weights: the intent's profile (PRISM eq. 3), or the fixed weights with routing off.
+    profile = intent.weights if intent is not None and recipe.intent_weights else recipe.weights()
+    if recipe.recency and profile.get("recency", 0.0) >= RECENCY_MIN_WEIGHT and signals:
+        # Knowledge updates and preferences ask for what holds now: the newest of the candidates.
+        signals["recency"] = _recency_list(conn, q.scope, signals, recipe.candidate_pool)
+    weights = {name: profile.get(name, 1.0) for name in signals}
     fused = weighted_rrf({name: [pk for pk, _ in hits] for name, hits in signals.items()}, weights, recipe.rrf_k)
     evidence: dict[int, dict[str, dict[str, float]]] = {}
     for name, hits in signals.items():
@@ -93,51 +118,145 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
               for i, (pk, score) in enumerate(fused) if pk in rows and _in_scope(rows[pk], q.scope)]
 
     if recipe.reweight and intent is not None and ranked:
-        ranked = _reweight(ranked, intent)
+        ranked = _reweight(conn, q.scope, ranked, intent, q.query, recipe)
+    ce_best: float | None = None
     if recipe.rerank and reranker is not None and ranked:
-        ranked = _rerank(q.query, ranked, reranker, recipe, intent)
+        ranked, ce_best = _rerank(q.query, ranked, reranker, recipe, intent)
 
     near = neighbours(conn, q.scope.tenant_id, [r.event.id for r in ranked[: recipe.neighbour_of]], recipe.neighbours)
     known = {r.event.id: r.event for r in ranked} | {e.id: e for rows_ in near.values() for e in rows_}
-    ctx = assemble(
-        [_ctx_item(r.event) for r in ranked],
-        q.token_budget,
-        embedder.count_tokens,
-        neighbours={pk: [_ctx_item(e) for e in evs] for pk, evs in near.items()},
-        plan=AssemblyPlan(direct=q.top_k, neighbour_of=recipe.neighbour_of if recipe.neighbours else 0,
-                          notice=recipe.notice),
-    )
+    plan = AssemblyPlan(direct=q.top_k, neighbour_of=recipe.neighbour_of if recipe.neighbours else 0,
+                        notice=recipe.notice)
+    ctx_ranked = [_ctx_item(r.event) for r in ranked]
+    ctx_near = {pk: [_ctx_item(e) for e in evs] for pk, evs in near.items()}
+    ctx = assemble(ctx_ranked, q.token_budget, embedder.count_tokens, neighbours=ctx_near, plan=plan)
+    if recipe.summaries and ctx.missing_direct:
+        # Direct evidence the budget could not hold: its episode's summary stands in (a second pass).
+        found = episodes_containing(conn, q.scope.tenant_id, ctx.missing_direct)
+        summaries = {pk: SummaryItem(ep.index, conv, ep.summary, ep.start, ep.end)
+                     for pk, (conv, ep) in found.items() if ep.summary}
+        if summaries:
+            ctx = assemble(ctx_ranked, q.token_budget, embedder.count_tokens, neighbours=ctx_near, plan=plan,
+                           summaries=summaries)
     items = ranked[: q.top_k]
     for it in items:
         it.in_context = it.event.id in ctx.included
     context_items = sorted(((known[pk], ctx.reasons[pk]) for pk in ctx.included),
                            key=lambda x: (x[0].occurred_at, x[0].id))
     described = recipe.describe() | {"rerank": bool(recipe.rerank and reranker is not None)}
+    relevance = _relevance(signals.get("dense"), ce_best)
     return QueryOutput(items, ctx.text, ctx.tokens, described, context_items, ctx.left_out,
-                       intent.to_dict() if intent is not None else None)
+                       intent.to_dict() if intent is not None else None, relevance,
+                       should_abstain(relevance, recipe, bool(ranked)), ctx.summaries)
 
 
-def _reweight(ranked: list[RankedItem], intent: Intent) -> list[RankedItem]:
-    by_id = {r.event.id: r for r in ranked}
+RECENCY_MIN_WEIGHT = 0.4  # profiles below this (general 0.2) do not add the recency list at all
+
+
+def _bounded_window(intent: Intent | None, max_days: float) -> tuple[datetime, datetime] | None:
+    """The question's window when it is closed and narrow enough to mean "then" (not "before 2022")."""
+    if intent is None or intent.time_window is None:
+        return None
+    start, end = intent.time_window
+    if start is None or end is None or end <= start or (end - start).days > max_days:
+        return None
+    return start, end
+
+
+def _recency_list(conn: Connection, scope: Scope, signals: dict[str, list[tuple[int, float]]],
+                  limit: int) -> list[tuple[int, float]]:
+    """The candidates the other signals found, newest first (score: days before the newest)."""
+    pool = {pk for hits in signals.values() for pk, _ in hits}
+    rows = get_events(conn, scope.tenant_id, list(pool))
+    order = sorted(rows.values(), key=lambda e: (e.occurred_at, e.id), reverse=True)[:limit]
+    if not order:
+        return []
+    newest = order[0].occurred_at
+    return [(e.id, -round((newest - e.occurred_at).total_seconds() / 86400.0, 4)) for e in order]
+
+
+def _relevance(dense: list[tuple[int, float]] | None, ce_best: float | None) -> dict[str, float]:
+    out: dict[str, float] = {}
+    if dense:
+        out["dense"] = round(max(score for _, score in dense), 4)
+    if ce_best is not None:
+        out["rerank"] = round(ce_best, 4)
+    return out
+
+
+def should_abstain(relevance: dict[str, float], recipe: Recipe, found_any: bool) -> bool:
+    """Abstain when nothing was found, or the best relevance is under its calibrated floor: the
+    cross-encoder's probability when it ran (the sharper judge), else the best dense cosine."""
+    if not found_any:
+        return True
+    if "rerank" in relevance:
+        return relevance["rerank"] < recipe.abstain_rerank_floor
+    if "dense" in relevance:
+        return relevance["dense"] < recipe.abstain_dense_floor
+    return False
+
+
+def _reweight(conn: Connection, scope: Scope, ranked: list[RankedItem], intent: Intent, query: str,
+              recipe: Recipe) -> list[RankedItem]:
+    """True Memory eq. 4 over the fused list, fed with what the layers wrote per event: the dates an
+    event talks about, its surprise σ, salience, and the newer assertion that superseded it."""
+    head = ranked[: recipe.reweight_depth]  # only the head can move into the answer; the tail keeps its order
+    sig = signals_for(conn, scope.tenant_id, [r.event.id for r in head])
+    ku = intent.label == "knowledge_update"
+    newer: dict[int, Candidate] = {}
+    if ku:
+        missing = {s.superseded_by for s in sig.values() if s.superseded_by is not None} - {r.event.id for r in head}
+        for pk, ev in get_events(conn, scope.tenant_id, list(missing)).items():
+            if _in_scope(ev, scope):
+                newer[pk] = _candidate(ev, 0.0, None)
+    speakers = {r.event.speaker for r in head if r.event.speaker}
+    named = {sp for sp in speakers if _names_speaker(query, sp)}
     out = reweight(
-        [Candidate(id=r.event.id, score=r.score, occurred_at=r.event.occurred_at, speaker=r.event.speaker)
-         for r in ranked],
+        [_candidate(r.event, r.score, sig.get(r.event.id)) for r in head],
         time_window=intent.time_window,
-        knowledge_update=intent.label == "knowledge_update",
+        speaker_priors={sp: 1.0 for sp in named} or None,
+        knowledge_update=ku,
+        newer=newer,
+        config=ReweightConfig(salience_floor=recipe.salience_floor),
     )
+    by_id = {r.event.id: r for r in head}
+    injected = get_events(conn, scope.tenant_id, [rw.id for rw in out.items if rw.id not in by_id])
     result = []
     for rw in out.items:
         item = by_id.get(rw.id)
-        if item is None:  # only candidates we passed in come back here (no injection without layers)
-            continue
+        if item is None:
+            ev = injected.get(rw.id)
+            if ev is None:
+                continue
+            item = RankedItem(ev, rw.score, {}, {})
         item.score = rw.score
-        if rw.adjustments:
+        if rw.adjustments or rw.supersedes or rw.superseded_by is not None or rw.injected:
             item.stages["reweight"] = rw.explain()
         result.append(item)
-    return result
+    # the tail stays below the reweighted head, in its fused order
+    floor = min((r.score for r in result), default=0.0)
+    tail = ranked[recipe.reweight_depth:]
+    for i, item in enumerate(tail, start=1):
+        item.score = min(item.score, floor * (1.0 - 1e-6 * i))
+    return result + tail
 
 
-def _rerank(query: str, ranked: list[RankedItem], reranker, recipe: Recipe, intent: Intent | None) -> list[RankedItem]:
+def _candidate(ev: EventRow, score: float, s: EventSignalsView | None) -> Candidate:
+    if s is None:
+        return Candidate(id=ev.id, score=score, occurred_at=ev.occurred_at, speaker=ev.speaker)
+    dates = tuple((d, d + timedelta(days=1)) for d in s.resolved_dates)
+    return Candidate(id=ev.id, score=score, occurred_at=ev.occurred_at, dates=dates, speaker=ev.speaker,
+                     surprise=s.surprise, salience=s.salience, superseded_by=s.superseded_by)
+
+
+def _names_speaker(query: str, speaker: str) -> bool:
+    """Whether the question names this speaker (by full name or first name, as a whole word)."""
+    names = {speaker.strip(), speaker.strip().split()[0]} if speaker.strip() else set()
+    return any(len(n) >= 2 and re.search(rf"\b{re.escape(n)}\b", query, re.I) for n in names)
+
+
+def _rerank(query: str, ranked: list[RankedItem], reranker, recipe: Recipe,
+            intent: Intent | None) -> tuple[list[RankedItem], float | None]:
     by_id = {r.event.id: r for r in ranked}
     results = rerank(
         query,
@@ -154,7 +273,7 @@ def _rerank(query: str, ranked: list[RankedItem], reranker, recipe: Recipe, inte
             item.score = res.score
             item.stages["rerank"] = res.explain()
         out.append(item)
-    return out
+    return out, max_relevance(results)
 
 
 def graph_signal(conn: Connection, scope: Scope, query: str, limit: int) -> list[tuple[int, float]]:

@@ -21,15 +21,23 @@ class Recipe:
     dense_weight: float = 1.0
     rrf_k: int = 60
     candidate_pool: int = 100
+    window: bool = True  # a signal of events said in (or about) the time window the question names
+    window_max_days: int = 92  # wider windows ("before 2022") only reweight, they do not retrieve
+    recency: bool = True  # newest-first list of the candidates, for intents whose profile weighs recency
     intent: bool = True  # route the question (rules, prototypes, LLM when configured)
     intent_weights: bool = True  # fuse with the intent's weight profile instead of the fixed weights
-    reweight: bool = True  # True Memory eq. 4: time window, knowledge update, ...
+    reweight: bool = True  # True Memory eq. 4: time window, speaker, surprise, knowledge update, salience
+    reweight_depth: int = 100  # how much of the fused list is reweighted (the rest keeps its order below)
+    salience_floor: float | None = None  # drop candidates the gate scored below this (None = keep all)
     rerank: bool = True  # cross-encoder over the top N (only when a reranker model is installed)
     rerank_top_n: int = 20  # 20 pairs: same held-out r@10 as 50 (0.686), p95 190 ms vs 531 ms (int8, CPU)
     rerank_alpha: float = 0.55
     neighbours: int = 1  # turns on each side of the strongest evidence added to the context
     neighbour_of: int = 5  # around how many of the best candidates
+    summaries: bool = True  # episode summaries stand in for direct evidence that does not fit
     notice: bool = True  # end the context with a note of what was left out
+    abstain_dense_floor: float = 0.0  # abstain when the best dense cosine is below (no reranker ran)
+    abstain_rerank_floor: float = 0.0  # abstain when the best cross-encoder probability is below
 
     @classmethod
     def from_settings(cls, s: Settings) -> "Recipe":
@@ -38,6 +46,9 @@ class Recipe:
             dense=s.dense_enabled,
             derived=s.derived_enabled,
             graph=s.graph_enabled,
+            window=s.window_enabled,
+            window_max_days=s.window_max_days,
+            recency=s.recency_enabled,
             lexical_weight=s.lexical_weight,
             dense_weight=s.dense_weight,
             rrf_k=s.rrf_k,
@@ -45,11 +56,16 @@ class Recipe:
             intent=s.intent_enabled,
             intent_weights=s.intent_weights_enabled,
             reweight=s.reweight_enabled,
+            reweight_depth=s.reweight_depth,
+            salience_floor=s.salience_floor,
             rerank=s.rerank_enabled,
             rerank_top_n=s.rerank_top_n,
             rerank_alpha=s.rerank_alpha,
             neighbours=s.context_neighbours,
             neighbour_of=s.context_neighbour_of,
+            summaries=s.context_summaries,
+            abstain_dense_floor=s.abstain_dense_floor,
+            abstain_rerank_floor=s.abstain_rerank_floor,
         )
 
     def with_overrides(self, overrides: dict[str, Any] | None) -> "Recipe":

@@ -11,7 +11,7 @@ owning a group of columns with its own version column; a layer rewrites its grou
 
 Readers for the query side: `signals_for`, `episodes_for`, `episode_of`, `superseding`,
 `timeline_for`, `contradictions_for`, `profiles_for`, `graph_neighbourhood`,
-`entities_named_in`, `search_extra_candidates`, `bump_access`.
+`entities_named_in`, `search_extra_candidates`, `window_candidates`, `bump_access`.
 """
 from __future__ import annotations
 
@@ -625,6 +625,20 @@ def episode_of(conn: Connection, tenant_id: int, pks: Iterable[int]) -> dict[int
     return {pk: s.episode_index for pk, s in signals_for(conn, tenant_id, pks).items() if s.episode_index is not None}
 
 
+def episodes_containing(conn: Connection, tenant_id: int, pks: Iterable[int]) -> dict[int, tuple[str, EpisodeView]]:
+    """event pk -> (conversation, its episode in the current consolidation), for events that have one.
+    One read of the signals and one of the episodes per conversation involved (usually one)."""
+    sig = signals_for(conn, tenant_id, pks)
+    out: dict[int, tuple[str, EpisodeView]] = {}
+    for conv in sorted({s.conversation_id for s in sig.values() if s.episode_index is not None}):
+        _, episodes = episodes_for(conn, tenant_id, conv)
+        by_index = {ep.index: ep for ep in episodes}
+        for pk, s in sig.items():
+            if s.conversation_id == conv and s.episode_index in by_index:
+                out[pk] = (conv, by_index[s.episode_index])
+    return out
+
+
 def _version(conn: Connection, tenant_id: int, conversation_id: str, layer: str, prefer: str | None) -> str | None:
     run = pick_version(conn, tenant_id, conversation_id, layer, prefer)
     return run.layer_version if run else None
@@ -880,6 +894,42 @@ def search_extra_candidates(conn: Connection, tenant_id: int, conversation_id: s
         conv = "AND s.conversation_id = :conversation_id"
         params["conversation_id"] = conversation_id
     return [(r[0], float(r[1])) for r in conn.execute(text(_EXTRA_SQL.format(conv=conv)), params)]
+
+
+# ---------------------------------------------------------------- the question's time window
+
+_WINDOW_SQL = """
+SELECT e.id, 1 - (em.embedding <=> :vec) AS score
+FROM events e JOIN embeddings em ON em.event_pk = e.id AND em.model = :model
+{join}
+WHERE e.tenant_id = :tenant_id {conv}
+  AND (e.gate_status IS NULL OR e.gate_status <> 'gated_out')
+  AND ({when})
+ORDER BY em.embedding <=> :vec, e.id
+LIMIT :limit
+"""
+
+
+def window_candidates(conn: Connection, tenant_id: int, conversation_id: str | None, vector: np.ndarray,
+                      model: str, start: datetime, end: datetime, limit: int = 100) -> list[tuple[int, float]]:
+    """Events inside the question's time window [start, end), closest in meaning first.
+
+    Inside a conversation "inside" also means talking about a date in the window (the graph layer's
+    resolved dates: "last Saturday" said on 8 May is about 6 May); across a tenant only the time an
+    event was said counts (the HNSW scan filters it; no per-event signals are joined).
+    """
+    params: dict[str, Any] = {"tenant_id": tenant_id, "vec": np.asarray(vector, dtype=np.float32), "model": model,
+                              "start": start, "end": end, "limit": limit}
+    said = "e.occurred_at >= :start AND e.occurred_at < :end"
+    if conversation_id is None:
+        sql = _WINDOW_SQL.format(join="", conv="", when=said)
+    else:
+        params.update(conversation_id=conversation_id, start_d=start.date(), end_d=end.date())
+        about = ("EXISTS (SELECT 1 FROM unnest(s.resolved_dates) d WHERE d >= :start_d AND "
+                 "(d < :end_d OR (d = :start_d AND :start_d = :end_d)))")
+        sql = _WINDOW_SQL.format(join="LEFT JOIN event_signals s ON s.event_pk = e.id",
+                                 conv="AND e.conversation_id = :conversation_id", when=f"({said}) OR {about}")
+    return [(r[0], float(r[1])) for r in conn.execute(text(sql), params)]
 
 
 # ---------------------------------------------------------------- counts (reports, the closing note)

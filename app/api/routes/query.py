@@ -5,9 +5,10 @@ from fastapi import APIRouter, Depends
 from sqlalchemy import Connection
 
 from app.api.deps import db, reader
-from app.api.schemas import ROUTE_ERRORS, ContextEntry, QueryIn, QueryItem, QueryOut, SignalEvidence
+from app.api.schemas import ROUTE_ERRORS, ContextEntry, ContextSummary, QueryIn, QueryItem, QueryOut, SignalEvidence
 from app.models.embedder import get_embedder
-from app.pipeline.query import QueryInput, run_query
+from app.pipeline.intent import LLMConfig
+from app.pipeline.query import QueryInput, QueryOutput, run_query
 from app.pipeline.recipe import Recipe
 from app.settings import get_settings
 from app.storage.layers import bump_access
@@ -19,20 +20,7 @@ router = APIRouter(prefix="/v1", tags=["query"], responses=ROUTE_ERRORS)
 
 @router.post("/query", response_model=QueryOut, summary="Retrieve evidence and a budgeted context for a question")
 def query(body: QueryIn, who: Principal = Depends(reader), conn: Connection = Depends(db)) -> QueryOut:
-    recipe = Recipe.from_settings(get_settings()).with_overrides(
-        body.pipeline.model_dump(exclude_none=True) if body.pipeline else None
-    )
-    scope = Scope(
-        tenant_id=who.tenant_id,
-        conversation_id=body.conversation_id,
-        speakers=tuple(body.speakers) if body.speakers else None,
-        start=body.time_range.start if body.time_range else None,
-        end=body.time_range.end if body.time_range else None,
-    )
-    out = run_query(conn, QueryInput(body.query, scope, body.top_k, body.token_budget), recipe, get_embedder(),
-                    reranker=_reranker() if recipe.rerank else None)
-    # retrieval is rehearsal: what was handed out gets warmer (Cortex heat)
-    bump_access(conn, who.tenant_id, [e.id for e, _ in out.context_items])
+    out = run_for(body, who, conn)
     return QueryOut(
         items=[
             QueryItem(
@@ -51,7 +39,38 @@ def query(body: QueryIn, who: Principal = Depends(reader), conn: Connection = De
         left_out=out.left_out,
         pipeline=out.recipe,
         intent=out.intent,
+        relevance=out.relevance,
+        context_summaries=[ContextSummary(conversation_id=x.conversation_id, episode=x.episode, start=x.start,
+                                          end=x.end, text=x.text) for x in out.summaries],
+        abstain=out.abstain,
     )
+
+
+def run_for(body: QueryIn, who: Principal, conn: Connection) -> QueryOutput:
+    """The pipeline for one request (shared by /v1/query and /v1/answer)."""
+    recipe = Recipe.from_settings(get_settings()).with_overrides(
+        body.pipeline.model_dump(exclude_none=True) if body.pipeline else None
+    )
+    scope = Scope(
+        tenant_id=who.tenant_id,
+        conversation_id=body.conversation_id,
+        speakers=tuple(body.speakers) if body.speakers else None,
+        start=body.time_range.start if body.time_range else None,
+        end=body.time_range.end if body.time_range else None,
+    )
+    out = run_query(conn, QueryInput(body.query, scope, body.top_k, body.token_budget), recipe, get_embedder(),
+                    reranker=_reranker() if recipe.rerank else None, llm=llm_config(get_settings()))
+    # retrieval is rehearsal: what was handed out gets warmer (Cortex heat)
+    bump_access(conn, who.tenant_id, [e.id for e, _ in out.context_items])
+    return out
+
+
+def llm_config(s) -> LLMConfig | None:  # noqa: ANN001
+    """The LLM the intent router may ask, when one is configured (PALIMPSEST_LLM_BASE_URL)."""
+    if not s.llm_base_url:
+        return None
+    return LLMConfig(base_url=s.llm_base_url, model=s.llm_model, api_key=s.llm_api_key,
+                     timeout_s=min(s.llm_timeout_s, 5.0))
 
 
 def _reranker():

@@ -1,0 +1,46 @@
+"""POST /v1/answer: the query pipeline's context, answered by the configured LLM with its evidence."""
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, HTTPException
+from sqlalchemy import Connection
+
+from app.api.deps import db, reader
+from app.api.routes.query import run_for
+from app.api.schemas import ANSWER_ERRORS, AnswerEvidence, AnswerIn, AnswerOut, ContextEntry
+from app.models.llm import LLMConfig, LLMError, chat
+from app.pipeline.answer import EvidenceLine, answer_messages, compress_messages, parse_answer, parse_compression
+from app.settings import get_settings
+from app.storage.tenants import Principal
+
+router = APIRouter(prefix="/v1", tags=["query"], responses=ANSWER_ERRORS)
+
+
+@router.post("/answer", response_model=AnswerOut, summary="Answer a question from memory with the configured LLM")
+def answer(body: AnswerIn, who: Principal = Depends(reader), conn: Connection = Depends(db)) -> AnswerOut:
+    s = get_settings()
+    if not s.llm_base_url:
+        raise HTTPException(503, "no LLM is configured: set PALIMPSEST_LLM_BASE_URL (an OpenAI-compatible API); "
+                                 "POST /v1/query returns the same context without an answer")
+    cfg = LLMConfig(s.llm_base_url, s.llm_model, s.llm_api_key, s.llm_timeout_s)
+    out = run_for(body, who, conn)
+    events = {e.id: e for e, _ in out.context_items}
+    lines = [EvidenceLine(e.id, e.speaker, e.content, e.occurred_at) for e, _ in out.context_items]
+    shown, before = lines, None
+    try:
+        if body.compress and lines:
+            shown, before = parse_compression(chat(cfg, compress_messages(body.query, lines), json_mode=True), lines), len(lines)
+        result = parse_answer(chat(cfg, answer_messages(body.query, shown), json_mode=True), shown)
+    except (LLMError, ValueError) as exc:
+        raise HTTPException(502, f"the LLM gave no usable answer: {exc}") from exc
+    return AnswerOut(
+        answer=result.text,
+        evidence=[AnswerEvidence(id=pk, event_id=events[pk].event_id, conversation_id=events[pk].conversation_id,
+                                 speaker=events[pk].speaker, content=events[pk].content,
+                                 occurred_at=events[pk].occurred_at) for pk in result.evidence],
+        context_items=[ContextEntry(id=e.id, event_id=e.event_id, reason=why)
+                       for e, why in out.context_items if e.id in {line.id for line in shown}],
+        context_tokens=out.context_tokens,
+        compressed_from=before,
+        abstain=out.abstain,
+        model=cfg.model,
+    )
