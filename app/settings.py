@@ -100,7 +100,7 @@ class Settings(BaseSettings):
     rrf_k: int = 60
     lexical_enabled: bool = True
     dense_enabled: bool = True
-    derived_enabled: bool = True
+    derived_enabled: bool = False  # measured worse on LoCoMo held-out (docs/pipeline.md); the window signal reads the dates
     graph_enabled: bool = True
     window_enabled: bool = True
     window_max_days: int = 92
@@ -149,6 +149,10 @@ class Settings(BaseSettings):
     # --- scale (issue 8): HNSW candidate list per dense query (SET LOCAL hnsw.ef_search);
     # bench/hnsw_sweep.py measures recall and latency per value.
     hnsw_ef_search: int = Field(default=200, ge=1, le=1000)
+    # Connection pool per process (with db_pool_size / db_max_overflow): how long a request waits for
+    # a free connection before failing, and the age at which a pooled connection is replaced.
+    db_pool_timeout_s: float = 30.0
+    db_pool_recycle_s: int = 1800
 
 
 @lru_cache

@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from bench.harness import DEFAULT_API_KEY, RunOptions, exclusive, run
+from bench.harness import DEFAULT_API_KEY, RunOptions, exclusive, run, use_trained_reranker
 from bench.metrics import er_key
 from bench.report import SERVICE
 
@@ -24,8 +24,19 @@ STAGES = ("lexical", "dense", "derived", "graph", "window", "recency", "intent",
 OFF_VALUE: dict[str, Any] = {"neighbours": 0}  # a count, not a switch
 
 
-def variants(stages: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
-    return [("all on", {})] + [(f"-{s}", {s: OFF_VALUE.get(s, False)}) for s in stages]
+def variants(stages: Sequence[str], default_off: Sequence[str] = ()) -> list[tuple[str, dict[str, Any]]]:
+    """"all on" is the default pipeline; a stage that is on by default is switched off (-stage), one
+    that is off by default (measured worse) is switched on (+stage)."""
+    return [("all on", {})] + [(f"+{s}", {s: True}) if s in default_off else (f"-{s}", {s: OFF_VALUE.get(s, False)})
+                               for s in stages]
+
+
+def default_off_stages() -> list[str]:
+    from app.pipeline.recipe import Recipe
+    from app.settings import get_settings
+
+    recipe = Recipe.from_settings(get_settings())
+    return [s for s in STAGES if getattr(recipe, s) in (False, 0)]
 
 
 def ablate(base: RunOptions, stages: Sequence[str] = STAGES, log: Callable[[str], None] = print) -> tuple[dict, dict]:
@@ -39,15 +50,16 @@ def ablate(base: RunOptions, stages: Sequence[str] = STAGES, log: Callable[[str]
         if not base.url:
             from app.embedded import ServiceStack, stop_postgres, stop_redis
 
+            use_trained_reranker()
             stack = ServiceStack(var_dir=base.var_dir, api_key=base.api_key or DEFAULT_API_KEY, beat=True,
                                  log_dir=base.var_dir / "logs")
             stack.start()
             opts = replace(base, url=stack.base_url, api_key=base.api_key or DEFAULT_API_KEY)
         try:
             rows = {}
-            for name, pipeline in variants(stages):
+            for name, pipeline in variants(stages, default_off_stages()):
                 log(f"ablation {name}: pipeline {pipeline or '{}'}")
-                tag = "ablate-" + (name.strip("-").replace(" ", "-"))
+                tag = "ablate-" + name.replace("+", "plus-").strip("-").replace(" ", "-")
                 result, _ = run(replace(opts, pipeline={**base.pipeline, **pipeline}, tag=tag,
                                         out_dir=base.out_dir / "ablations"), log=log)
                 rows[name] = {"pipeline": pipeline, "run_id": result["run_id"], "systems": result["systems"]}
@@ -77,8 +89,8 @@ def markdown(summary: dict) -> str:
     full = rows["all on"]["systems"][SERVICE]
     scope = ", ".join(summary["only"]) if summary["only"] else "all conversations"
     out = [f"# Ablation: {summary['benchmark']} ({scope})", "",
-           "Each row is the full pipeline with one stage switched off (`-stage`), through the HTTP API on "
-           "the same service and data. p50/p95: query latency at the largest budget.", "",
+           "Each row is the default pipeline with one stage switched off (`-stage`) or, for a stage that is off "
+           "by default, on (`+stage`), through the HTTP API on the same service and data. p50/p95: query latency at the largest budget.", "",
            "| variant | " + " | ".join(keys) + " | p50 ms | p95 ms |", "|---|" + "---:|" * (len(keys) + 2)]
     for name, row in rows.items():
         svc = row["systems"][SERVICE]

@@ -61,6 +61,15 @@ def _git() -> dict[str, Any]:
     return {"commit": run("rev-parse", "--short", "HEAD") or None, "dirty": bool(run("status", "--porcelain"))}
 
 
+def use_trained_reranker() -> str | None:
+    """Measure what `make run` serves: the reranker `palimpsest train-reranker` put under ./var/models
+    (the bench's own var dir has none), unless PALIMPSEST_RERANKER_MODEL_PATH says otherwise."""
+    path = REPO_ROOT / "var" / "models" / "reranker-minilm"
+    if "PALIMPSEST_RERANKER_MODEL_PATH" not in os.environ and path.is_dir():
+        os.environ["PALIMPSEST_RERANKER_MODEL_PATH"] = str(path)
+    return os.environ.get("PALIMPSEST_RERANKER_MODEL_PATH")
+
+
 @contextmanager
 def exclusive(var_dir: Path) -> Iterator[None]:
     """One embedded benchmark per var dir at a time: the second would stop the first's PostgreSQL."""
@@ -116,6 +125,7 @@ def run(opts: RunOptions, log: Callable[[str], None] = print) -> tuple[dict[str,
                 log(f"starting the service on the embedded default under {opts.var_dir}")
                 # beat runs the outbox sweeper, as in `palimpsest run`: it re-enqueues work that was never
                 # queued, e.g. a layer added after these events were ingested by an earlier run.
+                use_trained_reranker()
                 stack = ServiceStack(var_dir=opts.var_dir, api_key=key, beat=True, log_dir=opts.var_dir / "logs")
                 stack.start()
                 url = stack.base_url

@@ -75,8 +75,8 @@ def test_without_an_llm_the_endpoint_says_so(client, tenant, monkeypatch):
     _, key = tenant
     monkeypatch.setattr(get_settings(), "llm_base_url", None)
     r = client.post("/v1/answer", headers=auth(key), json=QUESTION)
-    assert r.status_code == 503
-    assert r.json()["error"] == "unavailable" and "PALIMPSEST_LLM_BASE_URL" in r.json()["detail"]
+    assert r.status_code == 501  # not 503: nothing a retry would fix
+    assert r.json()["error"] == "not_configured" and "PALIMPSEST_LLM_BASE_URL" in r.json()["detail"]
 
 
 @pytest.mark.parametrize("reply", [(200, "I think it is bread"), (200, '{"evidence": []}'), (500, "boom")])

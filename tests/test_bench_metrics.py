@@ -450,6 +450,7 @@ def test_ablation_table_shows_each_stage_change_per_category():
 
     assert variants(["rerank", "neighbours"]) == [("all on", {}), ("-rerank", {"rerank": False}),
                                                    ("-neighbours", {"neighbours": 0})]
+    assert variants(["derived"], default_off=["derived"]) == [("all on", {}), ("+derived", {"derived": True})]
 
     def svc(r10: float, er: float) -> dict:
         row = {"r@5": 0.5, "r@10": r10, "all@10": 0.4, "mrr": 0.3, "er@2k": er}

@@ -130,3 +130,13 @@ def test_an_episode_summary_stands_in_for_evidence_that_does_not_fit():
     assert ctx.tokens == words(ctx.text) <= 30
     without = assemble([long, short, also], 30, words, plan=AssemblyPlan(direct=3, notice=False))
     assert without.summaries == [] and "Summary" not in without.text
+
+
+def test_an_event_listed_twice_by_a_signal_counts_once_in_fusion():
+    from app.pipeline.query import first_occurrences
+
+    graph = [(7, 0.9), (7, 0.8), (3, 0.5), (7, 0.1), (5, 0.05)]  # event 7 through three graph nodes
+    assert first_occurrences(graph) == [(7, 0.9), (3, 0.5), (5, 0.05)]
+    fused = dict(weighted_rrf({"graph": [pk for pk, _ in first_occurrences(graph)], "dense": [3, 7]},
+                              {"graph": 0.4, "dense": 1.0}))
+    assert fused[3] > fused[7]  # dense prefers 3; duplicates of 7 no longer outvote it

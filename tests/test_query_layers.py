@@ -31,7 +31,7 @@ def test_derived_dates_and_graph_find_evidence_the_words_do_not_name(client, ten
     # "6 May 2023" is never written: the layers resolved "last Saturday" said on 8 May.
     out = client.post("/v1/query", headers=auth(key), json={
         "query": "What happened on 6 May 2023?", "conversation_id": "ql",
-        "pipeline": {"dense": False, "lexical": False, "graph": False}}).json()
+        "pipeline": {"dense": False, "lexical": False, "graph": False, "window": False, "derived": True}}).json()
     assert out["items"] and out["items"][0]["event_id"] == "0"
     assert "derived" in out["items"][0]["signals"]
 

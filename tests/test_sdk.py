@@ -34,6 +34,7 @@ from palimpsest.client import (
     PermissionDenied,
     RateLimited,
     RetryPolicy,
+    ServerError,
     ServiceUnavailable,
     ValidationError,
     derive_event_id,
@@ -149,8 +150,15 @@ def test_write_read_page_wait_and_query(live: Live, tenant) -> None:
         assert "dense" in out.items[0].signals and out.items[0].signals["dense"].rank == 1
         assert "Biscuit" in out.context and out.context_tokens > 0
 
-        only_dense = pal.query("musical instrument lessons", conversation_id=conv, pipeline={"lexical": False})
+        only_dense = pal.query("musical instrument lessons", conversation_id=conv,
+                               pipeline={"lexical": False, "rerank": False, "window": False})
         assert only_dense.items[0].id == first.ids[3] and set(only_dense.items[0].signals) == {"dense"}
+        assert only_dense.pipeline["rerank"] is False and only_dense.relevance["dense"] > 0
+        assert only_dense.abstain is False and only_dense.context_items
+
+        with pytest.raises(ServerError) as e:  # this stack has no LLM: 501 at once, no retries
+            pal.answer("What animal joined her household?", conversation_id=conv)
+        assert e.value.status_code == 501 and "PALIMPSEST_LLM_BASE_URL" in e.value.message
 
 
 @pytest.mark.slow

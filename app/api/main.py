@@ -84,7 +84,7 @@ def create_app() -> FastAPI:
         # One error shape everywhere: {"error": ..., "detail": ...}
         codes = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
                  409: "conflict", 413: "payload_too_large", 422: "invalid_request", 429: "rate_limited",
-                 503: "unavailable"}
+                 501: "not_configured", 502: "bad_gateway", 503: "unavailable"}
         return JSONResponse({"error": codes.get(exc.status_code, "error"), "detail": exc.detail},
                             status_code=exc.status_code, headers=getattr(exc, "headers", None))
 

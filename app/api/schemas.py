@@ -358,5 +358,5 @@ AUTH_ERRORS: dict[int | str, dict] = {
 }
 ROUTE_ERRORS: dict[int | str, dict] = {**AUTH_ERRORS, 404: _error("Not found")}
 ANSWER_ERRORS: dict[int | str, dict] = {**ROUTE_ERRORS, 502: _error("The LLM failed or gave no usable answer"),
-                                        503: _error("No LLM is configured (PALIMPSEST_LLM_BASE_URL), or a "
-                                                    "dependency is down")}
+                                        501: _error("No LLM is configured on this server (PALIMPSEST_LLM_BASE_URL); "
+                                                    "not worth retrying")}

@@ -106,6 +106,7 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
         # Knowledge updates and preferences ask for what holds now: the newest of the candidates.
         signals["recency"] = _recency_list(conn, q.scope, signals, recipe.candidate_pool)
     weights = {name: profile.get(name, 1.0) for name in signals}
+    signals = {name: first_occurrences(hits) for name, hits in signals.items()}
     fused = weighted_rrf({name: [pk for pk, _ in hits] for name, hits in signals.items()}, weights, recipe.rrf_k)
     evidence: dict[int, dict[str, dict[str, float]]] = {}
     for name, hits in signals.items():
@@ -148,6 +149,18 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
     return QueryOutput(items, ctx.text, ctx.tokens, described, context_items, ctx.left_out,
                        intent.to_dict() if intent is not None else None, relevance,
                        should_abstain(relevance, recipe, bool(ranked)), ctx.summaries)
+
+
+def first_occurrences(hits: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """A ranked list with each event once, at its best rank. RRF sums over positions, so an event
+    listed twice (several graph nodes of one event) would be counted twice."""
+    seen: set[int] = set()
+    out = []
+    for pk, score in hits:
+        if pk not in seen:
+            seen.add(pk)
+            out.append((pk, score))
+    return out
 
 
 RECENCY_MIN_WEIGHT = 0.4  # profiles below this (general 0.2) do not add the recency list at all
@@ -287,8 +300,9 @@ def graph_signal(conn: Connection, scope: Scope, query: str, limit: int) -> list
     edges = [GEdge(e["src"], e["dst"], e["type"], float(e.get("weight") or 1.0))
              for e in view.edges if e["src"] in layer and e["dst"] in layer]
     graph = TypedGraph(layer, edges, event_of=event_of)
-    hits = ppr_events(graph, {k: 1.0 for k in view.seeds if k in layer}, top_k=limit, explain=0)
-    return [(int(h.event_id), float(h.score)) for h in hits if isinstance(h.event_id, int)]
+    hits = ppr_events(graph, {k: 1.0 for k in view.seeds if k in layer}, top_k=limit * 4, explain=0)
+    # several nodes (an event and its facet points) can stand for one event: keep its best
+    return first_occurrences([(int(h.event_id), float(h.score)) for h in hits if isinstance(h.event_id, int)])[:limit]
 
 
 def _in_scope(e: EventRow, scope: Scope) -> bool:

@@ -15,7 +15,7 @@ from app.settings import Settings
 class Recipe:
     lexical: bool = True
     dense: bool = True
-    derived: bool = True  # full-text over resolved dates and entity names (the layers' search_extra)
+    derived: bool = False  # full-text over resolved dates and entity names (the layers' search_extra); off: measured worse
     graph: bool = True  # Personalized PageRank over the entity graph from the question's entities
     lexical_weight: float = 1.0
     dense_weight: float = 1.0

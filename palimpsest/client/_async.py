@@ -18,6 +18,7 @@ from palimpsest.client.models import (
     EventPage,
     EventResult,
     PipelineOptions,
+    AnswerResult,
     QueryResult,
     TimeRange,
     WriteResult,
@@ -170,6 +171,14 @@ class AsyncPalimpsest:
                     pipeline: PipelineOptions | Mapping[str, Any] | None = None) -> QueryResult:
         body = _core.query_body(query, conversation_id, top_k, token_budget, speakers, time_range, pipeline)
         return QueryResult.model_validate((await self._request("POST", "/v1/query", json=body)).json())
+
+    async def answer(self, query: str, *, conversation_id: str | None = None, top_k: int | None = None,
+               token_budget: int | None = None, speakers: list[str] | None = None,
+               time_range: TimeRange | Mapping[str, Any] | None = None,
+               pipeline: PipelineOptions | Mapping[str, Any] | None = None, compress: bool = False) -> AnswerResult:
+        """The server's LLM answers from the query's context (501 `ServerError` when it has none; not retried)."""
+        body = _core.query_body(query, conversation_id, top_k, token_budget, speakers, time_range, pipeline)
+        return AnswerResult.model_validate((await self._request("POST", "/v1/answer", json=body | {"compress": compress})).json())
 
     # ------------------------------------------------------------ health
 

@@ -47,14 +47,32 @@ class TimeRange(_Request):
 
 
 class PipelineOptions(_Request):
-    """Per-request switches and weights for the retrieval stages (unset = the server's setting)."""
+    """Per-request switches and weights for the retrieval stages (unset = the server's setting).
+    Keys a newer server knows pass through unchanged; the server validates them."""
+
+    model_config = ConfigDict(extra="allow")
 
     lexical: bool | None = None
     dense: bool | None = None
+    derived: bool | None = None
+    graph: bool | None = None
+    window: bool | None = None
+    recency: bool | None = None
+    intent: bool | None = None
+    intent_weights: bool | None = None
+    reweight: bool | None = None
+    salience_floor: float | None = None
+    rerank: bool | None = None
+    rerank_top_n: int | None = None
+    rerank_alpha: float | None = None
     lexical_weight: float | None = None
     dense_weight: float | None = None
     rrf_k: int | None = None
     candidate_pool: int | None = None
+    neighbours: int | None = None
+    neighbour_of: int | None = None
+    summaries: bool | None = None
+    notice: bool | None = None
 
 
 class QueryIn(_Request):
@@ -152,6 +170,24 @@ class QueryResult(_Response):
     context: str
     context_tokens: int
     pipeline: dict[str, Any] = Field(default_factory=dict)
+    context_items: list[dict[str, Any]] = Field(default_factory=list)  # {id, event_id, reason}
+    context_summaries: list[dict[str, Any]] = Field(default_factory=list)
+    left_out: int = 0
+    intent: dict[str, Any] | None = None
+    relevance: dict[str, float] = Field(default_factory=dict)
+    abstain: bool = False
+
+
+class AnswerResult(_Response):
+    """`POST /v1/answer`: the LLM's answer and the context events it cited."""
+
+    answer: str
+    evidence: list[dict[str, Any]] = Field(default_factory=list)
+    context_items: list[dict[str, Any]] = Field(default_factory=list)
+    context_tokens: int = 0
+    compressed_from: int | None = None
+    abstain: bool = False
+    model: str | None = None
 
 
 class DeleteResult(_Response):

@@ -1,4 +1,6 @@
-"""POST /v1/answer: the query pipeline's context, answered by the configured LLM with its evidence."""
+"""POST /v1/answer: the query pipeline's context, answered by the configured LLM with its evidence.
+
+Without an LLM the answer is 501 (this server does not offer it; a retry cannot help, unlike 503)."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, HTTPException
@@ -19,7 +21,7 @@ router = APIRouter(prefix="/v1", tags=["query"], responses=ANSWER_ERRORS)
 def answer(body: AnswerIn, who: Principal = Depends(reader), conn: Connection = Depends(db)) -> AnswerOut:
     s = get_settings()
     if not s.llm_base_url:
-        raise HTTPException(503, "no LLM is configured: set PALIMPSEST_LLM_BASE_URL (an OpenAI-compatible API); "
+        raise HTTPException(501, "no LLM is configured: set PALIMPSEST_LLM_BASE_URL (an OpenAI-compatible API); "
                                  "POST /v1/query returns the same context without an answer")
     cfg = LLMConfig(s.llm_base_url, s.llm_model, s.llm_api_key, s.llm_timeout_s)
     out = run_for(body, who, conn)
