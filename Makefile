@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test test-fast bench migrate clean-var
+.PHONY: install run test test-fast bench bench-scale migrate clean-var
 
 install: $(STAMP)
 
@@ -32,6 +32,10 @@ test-fast: install
 
 bench: install
 	$(VENV)/bin/palimpsest bench locomo --conversations 2 --limit 25 --out-dir bench/results/tmp
+
+# the 10k point of the scale benchmark (docs/scaling.md); the default 10k,100k,1M takes hours on 2 cores
+bench-scale: install
+	$(VENV)/bin/palimpsest bench scale --sizes 10000
 
 clean-var:
 	rm -rf var

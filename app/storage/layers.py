@@ -27,6 +27,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from app.layers.heat import HeatRecord, bump as heat_bump, compute_heat, new_record
 from app.layers.text import norm_name
 from app.storage.events import EVENT_COLUMNS, EventRow
+from app.storage.search import set_hnsw
 from app.storage.models import (
     AssertionRow,
     ContradictionRow,
@@ -920,6 +921,7 @@ def window_candidates(conn: Connection, tenant_id: int, conversation_id: str | N
     """
     params: dict[str, Any] = {"tenant_id": tenant_id, "vec": np.asarray(vector, dtype=np.float32), "model": model,
                               "start": start, "end": end, "limit": limit}
+    set_hnsw(conn)  # iterative scans: a time filter must not starve the HNSW result
     said = "e.occurred_at >= :start AND e.occurred_at < :end"
     if conversation_id is None:
         sql = _WINDOW_SQL.format(join="", conv="", when=said)

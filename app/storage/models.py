@@ -99,7 +99,7 @@ class Embedding(Base):
             "ix_embeddings_hnsw",
             "embedding",
             postgresql_using="hnsw",
-            postgresql_with={"m": 16, "ef_construction": 64},
+            postgresql_with={"m": 16, "ef_construction": 128},  # migration 0003
             postgresql_ops={"embedding": "vector_cosine_ops"},
         ),
         Index("ix_embeddings_scope", "tenant_id", "conversation_id", "model"),

@@ -115,11 +115,22 @@ SELECT id, 1 - dist AS score FROM (
 
 
 def dense_candidates(
-    conn: Connection, scope: Scope, vector: np.ndarray, model: str, limit: int, ef_search: int = 200
+    conn: Connection, scope: Scope, vector: np.ndarray, model: str, limit: int, ef_search: int | None = None
 ) -> list[tuple[int, float]]:
+    """`ef_search` None: the `hnsw_ef_search` setting (chosen by bench/hnsw_sweep.py)."""
     where, params = _filters(scope)
     conv = "AND em.conversation_id = :conversation_id" if scope.conversation_id is not None else ""
     params.update(vec=np.asarray(vector, dtype=np.float32), model=model, limit=limit)
-    conn.execute(text("SET LOCAL hnsw.iterative_scan = 'relaxed_order'"))
-    conn.execute(text(f"SET LOCAL hnsw.ef_search = {int(ef_search)}"))
+    set_hnsw(conn, ef_search)
     return [(r[0], float(r[1])) for r in conn.execute(text(_DENSE_SQL.format(conv=conv, filters=where)), params)]
+
+
+def set_hnsw(conn: Connection, ef_search: int | None = None) -> None:
+    """HNSW scan settings for the rest of the transaction, in one round trip: iterative scans
+    (pgvector >= 0.8) and the candidate list size."""
+    if ef_search is None:
+        from app.settings import get_settings
+
+        ef_search = get_settings().hnsw_ef_search
+    conn.execute(text("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+                      "set_config('hnsw.ef_search', :ef, true)"), {"ef": str(int(ef_search))})

@@ -1,0 +1,146 @@
+"""The scale benchmark: its corpus generator (fast, pure) and one 10k point through the real service (slow)."""
+from __future__ import annotations
+
+import hashlib
+import io
+import itertools
+import os
+import json
+import re
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bench.harness import default_data_dir
+from bench.scale_data import ASSISTANT, FIRST_NAMES, Corpus, SourcePool, _perturb, coin, dump
+
+DATA = default_data_dir()
+pytestmark = pytest.mark.skipif(not (DATA / "locomo").exists(), reason=f"no shared data at {DATA}")
+SOURCE_SPEAKERS = {"Caroline", "Melanie", "Jon", "Gina", "John", "Maria", "Joanna", "Nate", "Tim", "Audrey",
+                   "Andrew", "James"}
+
+
+@pytest.fixture(scope="module")
+def pool() -> SourcePool:
+    return SourcePool.load(DATA)
+
+
+def _digest(corpus: Corpus, n: int) -> str:
+    ev, qs = io.StringIO(), io.StringIO()
+    assert dump(corpus, n, ev, qs) == n
+    return hashlib.sha256((ev.getvalue() + qs.getvalue()).encode()).hexdigest()
+
+
+def test_same_seed_same_bytes_other_seed_other_bytes(pool):
+    assert _digest(Corpus(pool, 7), 3000) == _digest(Corpus(pool, 7), 3000)
+    assert _digest(Corpus(pool, 7), 3000) != _digest(Corpus(pool, 8), 3000)
+
+
+def test_sizes_are_exact_and_a_bigger_corpus_extends_a_smaller_one(pool):
+    corpus = Corpus(pool, 7)
+    whole = [e for e, _ in corpus.events(0, 2500)]
+    assert len(whole) == 2500
+    assert len({e["event_id"] for e in whole}) == 2500
+    # grown in steps (as the runner does), the stream is the same as generated at once
+    steps = [e for a, b in ((0, 1000), (1000, 1737), (1737, 2500)) for e, _ in corpus.events(a, b)]
+    assert steps == whole
+
+
+def test_generation_streams(pool):
+    # the first events of the 1M corpus come without generating the rest
+    first = list(itertools.islice(Corpus(pool, 7).events(0, 1_000_000), 5))
+    assert [e["event_id"] for e, _ in first] == [f"s{i:07d}" for i in range(5)]
+
+
+def test_each_planted_fact_is_said_once_and_asked_in_other_words(pool):
+    pairs, events = [], []
+    for ev, planted in Corpus(pool, 7).events(0, 20_000):
+        events.append(ev)
+        if planted:
+            pairs.append(planted)
+    assert len(pairs) >= 5 * (len({e["conversation_id"] for e in events}) - 1)
+    by_id = {e["event_id"]: e for e in events}
+    tokens = {p.token for p in pairs}
+    assert len(tokens) == len(pairs)
+    found: dict[str, list[str]] = {t: [] for t in tokens}
+    for e in events:
+        for word in re.findall(r"[A-Z][a-z]+", e["content"]):
+            if word in found:
+                found[word].append(e["event_id"])
+    for p in pairs:
+        assert found[p.token] == [p.gold]  # once in the whole tenant, in the gold event
+        gold = by_id[p.gold]
+        assert gold["content"] == p.statement and gold["conversation_id"] == p.conversation_id
+        assert p.token in p.question and p.answer in p.statement and p.answer not in p.question
+        assert p.question.lower() not in p.statement.lower()
+        assert events[p.index]["event_id"] == p.gold
+
+
+def test_names_and_dates_are_new(pool):
+    events = [e for e, _ in Corpus(pool, 7).events(0, 10_000)]
+    speakers = {e["speaker"] for e in events}
+    assert speakers <= set(FIRST_NAMES) | {ASSISTANT}
+    # LoCoMo speakers are renamed in what they say too (BEAM texts name third parties: left as they are)
+    chats = {e["conversation_id"] for e in events} - {e["conversation_id"] for e in events if e["speaker"] == ASSISTANT}
+    text = " ".join(e["content"] for e in events if e["conversation_id"] in chats)
+    leaked = [n for n in SOURCE_SPEAKERS if re.search(rf"\b{n}\b", text)]
+    assert not leaked
+    # every conversation is in time order, over several sessions days apart
+    for _, group in itertools.groupby(events, key=lambda e: e["conversation_id"]):
+        times = [datetime.fromisoformat(e["occurred_at"]) for e in group]
+        assert times == sorted(times)
+        assert sum(b - a > timedelta(hours=12) for a, b in zip(times, times[1:])) >= 5
+    # explicit dates in the text move with the session
+    assert _perturb("due March 15, 2024 to Ana", {}, timedelta(days=20)) == "due April 4, 2024 to Ana"
+    assert _perturb("Caroline met Mel", {"Caroline": "Hugo", "Melanie": "Vera"}, timedelta(0)) == "Hugo met Vera"
+
+
+def test_coined_words_do_not_repeat():
+    words = [coin(n, 7) for n in range(20_000)]
+    assert len(set(words)) == len(words)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)  # ~3 min on an idle 2-core machine; embedding is all of it, and shared machines are slower
+def test_10k_point_end_to_end(tmp_path, database_url, redis_url):
+    """The 10k point through the real API and worker (embed layer), kept light: short turns only, few
+    queries, a small raw-embedder sample."""
+    from bench.scale import ScaleOptions, run
+    from tests.conftest import own_queue
+
+    opts = ScaleOptions(sizes=(10_000,), queries=20, raw_sample=128, assistant_share=0.0, out_dir=tmp_path / "out",
+                        var_dir=tmp_path / "var", reranker=tmp_path / "no-reranker", database_url=database_url,
+                        redis_url=redis_url, queue=own_queue(), stall_s=300)
+    result, paths = run(opts, log=lambda m: None)
+    point = result["points"][0]
+    assert point["created"] == 10_000 and point["db"]["events_in_db"] >= 10_000
+    q = point["queries"]
+    assert q["pairs"] == 20 and q["tenant+rerank"] is None  # no cross-encoder: n/a
+    assert q["tenant"]["recall_at_10"] >= 0.8 and q["conversation"]["recall_at_10"] >= 0.8
+    assert point["embed_share"] and point["raw_embed"]["texts_per_s"] > 0
+    assert point["memory_mb"]["worker"]["max_process"] > 0
+    for p in paths.values():
+        assert Path(p).stat().st_size > 0
+    assert json.loads(paths["json"].read_text())["points"][0]["events"] == 10_000
+    assert "| 10,000 |" in paths["markdown"].read_text()
+
+
+def test_report_files_from_a_result(tmp_path):
+    from bench.scale import peak_rss_mb
+    from bench.scale_report import write
+
+    point = {"events": 1000, "created": 1000, "committed_eps": 400.0, "indexed_eps": 9.0, "worker_embed_eps": 9.5,
+             "raw_embed": {"texts_per_s": 12.0}, "embed_share": 0.75, "worker_embed_share": 0.79,
+             "queries": {"pairs": 5, "tenant": {"recall_at_10": 1.0, "p50_ms": 120.0, "p95_ms": 130.0},
+                         "conversation": {"recall_at_10": 0.8, "p50_ms": 90.0, "p95_ms": 95.0},
+                         "tenant+rerank": None, "conversation+rerank": None},
+             "db": {"bytes_per_event": 5900, "database_bytes_per_event": 15000},
+             "memory_mb": {"api": peak_rss_mb(os.getpid()), "worker": {"sum": 1200.0}}}
+    result = {"run_id": "x", "git": {"commit": "abc"}, "machine": {"cpus": 2}, "points": [point],
+              "options": {"sizes": [1000], "queries": 5, "seed": 7, "layers": "embed", "batch": 1000, "clients": 3,
+                          "top_k": 10, "token_budget": 1000}}
+    paths = write(result, tmp_path, "scale-test")
+    md = paths["markdown"].read_text()
+    assert "| 1,000 | 400 | 9 | 9.5 | 12.0 | 75% (79%) | 120 / 130 | 90 / 95 | n/a / n/a | 1.000 | 0.800 | n/a" in md
+    assert paths["png"].read_bytes()[:4] == b"\x89PNG"
