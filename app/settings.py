@@ -121,8 +121,10 @@ class Settings(BaseSettings):
     context_neighbours: int = 1
     context_summaries: bool = True
     # Abstain ("abstain": true) under these; calibrated on BEAM's abstention questions (bench/results).
-    abstain_dense_floor: float = 0.0
-    abstain_rerank_floor: float = 0.0
+    # BEAM, 8 conversations, 16 abstention questions (bench/results/beam-20261122-165405.md and the
+    # ablation): dense 0.31 abstains on 12.5% of them at 0.7% false abstentions; rerank 0.52 on 12.5% at 6%.
+    abstain_dense_floor: float = 0.31
+    abstain_rerank_floor: float = 0.52
     context_neighbour_of: int = 5
     lexical_weight: float = 1.0
     dense_weight: float = 1.0

@@ -36,8 +36,8 @@ class Recipe:
     neighbour_of: int = 5  # around how many of the best candidates
     summaries: bool = True  # episode summaries stand in for direct evidence that does not fit
     notice: bool = True  # end the context with a note of what was left out
-    abstain_dense_floor: float = 0.0  # abstain when the best dense cosine is below (no reranker ran)
-    abstain_rerank_floor: float = 0.0  # abstain when the best cross-encoder probability is below
+    abstain_dense_floor: float = 0.31  # abstain when the best dense cosine is below (no reranker ran)
+    abstain_rerank_floor: float = 0.52  # abstain when the best cross-encoder probability is below
 
     @classmethod
     def from_settings(cls, s: Settings) -> "Recipe":
