@@ -2,9 +2,7 @@
 from __future__ import annotations
 
 import json
-import threading
 from datetime import datetime, timedelta, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -12,6 +10,7 @@ from app.layers.consolidation import segment_episodes
 from app.layers.events import LayerEvent
 from app.layers.graph_extract import RuleExtractor, default_extractor
 from app.layers.llm_extract import LLMExtractor, parse_completion
+from tests.llm_server import LLMServer
 
 MON = datetime(2023, 5, 8, 14, 0, tzinfo=timezone.utc)
 EVENTS = [
@@ -35,37 +34,12 @@ GOOD = {
 }
 
 
-class _Server:
-    """A tiny chat-completions endpoint: answers from `self.replies` in turn, records every request."""
+class _Server(LLMServer):
+    """Answers from `self.replies` in turn ((status, content) pairs), then "{}"; records every request."""
 
     def __init__(self):
         self.replies: list[tuple[int, str]] = []
-        self.requests: list[dict] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                outer.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
-                status, content = outer.replies.pop(0) if outer.replies else (200, "{}")
-                payload = (json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]})
-                           if status == 200 else json.dumps({"error": "boom"}))
-                data = payload.encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):  # keep test output quiet
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        super().__init__(lambda _body: self.replies.pop(0) if self.replies else (200, "{}"))
 
 
 @pytest.fixture
