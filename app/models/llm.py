@@ -1,4 +1,4 @@
-"""A client for an OpenAI-compatible chat-completions API (httpx), shared by every LLM use.
+"""A client for an OpenAI-compatible chat-completions API (httpx), used by the intent router and /v1/answer.
 
 One request, one reply text; retried on 5xx/429 and transport errors, never on other 4xx (a bad
 request will not get better). Callers decide what a failure means for them: the intent router
