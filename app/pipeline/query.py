@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import Connection
@@ -102,9 +103,11 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
 
     # Fusion weights: the intent's profile (PRISM eq. 3), or the fixed weights with routing off.
     profile = intent.weights if intent is not None and recipe.intent_weights else recipe.weights()
+    # Every candidate is read once: the recency list re-orders these, and fusion ranks only these.
+    rows = get_events(conn, q.scope.tenant_id, list({pk for hits in signals.values() for pk, _ in hits}))
     if recipe.recency and profile.get("recency", 0.0) >= RECENCY_MIN_WEIGHT and signals:
         # Knowledge updates and preferences ask for what holds now: the newest of the candidates.
-        signals["recency"] = _recency_list(conn, q.scope, signals, recipe.candidate_pool)
+        signals["recency"] = _recency_list(rows.values(), recipe.candidate_pool)
     weights = {name: profile.get(name, 1.0) for name in signals}
     signals = {name: first_occurrences(hits) for name, hits in signals.items()}
     fused = weighted_rrf({name: [pk for pk, _ in hits] for name, hits in signals.items()}, weights, recipe.rrf_k)
@@ -113,7 +116,6 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
         for rank, (pk, score) in enumerate(hits, start=1):
             evidence.setdefault(pk, {})[name] = {"rank": rank, "score": round(score, 6)}
 
-    rows = get_events(conn, q.scope.tenant_id, [pk for pk, _ in fused])
     # the derived and graph signals know conversations only: hold their hits to the request's filters
     ranked = [RankedItem(rows[pk], score, evidence.get(pk, {}), {"fusion": {"rank": i + 1, "weights": weights}})
               for i, (pk, score) in enumerate(fused) if pk in rows and _in_scope(rows[pk], q.scope)]
@@ -176,12 +178,9 @@ def _bounded_window(intent: Intent | None, max_days: float) -> tuple[datetime, d
     return start, end
 
 
-def _recency_list(conn: Connection, scope: Scope, signals: dict[str, list[tuple[int, float]]],
-                  limit: int) -> list[tuple[int, float]]:
+def _recency_list(candidates: Iterable[EventRow], limit: int) -> list[tuple[int, float]]:
     """The candidates the other signals found, newest first (score: days before the newest)."""
-    pool = {pk for hits in signals.values() for pk, _ in hits}
-    rows = get_events(conn, scope.tenant_id, list(pool))
-    order = sorted(rows.values(), key=lambda e: (e.occurred_at, e.id), reverse=True)[:limit]
+    order = sorted(candidates, key=lambda e: (e.occurred_at, e.id), reverse=True)[:limit]
     if not order:
         return []
     newest = order[0].occurred_at
@@ -216,12 +215,11 @@ def _reweight(conn: Connection, scope: Scope, ranked: list[RankedItem], intent: 
     head = ranked[: recipe.reweight_depth]  # only the head can move into the answer; the tail keeps its order
     sig = signals_for(conn, scope.tenant_id, [r.event.id for r in head])
     ku = intent.label == "knowledge_update"
-    newer: dict[int, Candidate] = {}
+    newer_rows: dict[int, EventRow] = {}
     if ku:
         missing = {s.superseded_by for s in sig.values() if s.superseded_by is not None} - {r.event.id for r in head}
-        for pk, ev in get_events(conn, scope.tenant_id, list(missing)).items():
-            if _in_scope(ev, scope):
-                newer[pk] = _candidate(ev, 0.0, None)
+        newer_rows = {pk: ev for pk, ev in get_events(conn, scope.tenant_id, list(missing)).items()
+                      if _in_scope(ev, scope)}
     speakers = {r.event.speaker for r in head if r.event.speaker}
     named = {sp for sp in speakers if _names_speaker(query, sp)}
     out = reweight(
@@ -229,16 +227,15 @@ def _reweight(conn: Connection, scope: Scope, ranked: list[RankedItem], intent: 
         time_window=intent.time_window,
         speaker_priors={sp: 1.0 for sp in named} or None,
         knowledge_update=ku,
-        newer=newer,
+        newer={pk: _candidate(ev, 0.0, None) for pk, ev in newer_rows.items()},
         config=ReweightConfig(salience_floor=recipe.salience_floor),
     )
     by_id = {r.event.id: r for r in head}
-    injected = get_events(conn, scope.tenant_id, [rw.id for rw in out.items if rw.id not in by_id])
     result = []
     for rw in out.items:
         item = by_id.get(rw.id)
         if item is None:
-            ev = injected.get(rw.id)
+            ev = newer_rows.get(rw.id)  # only a newer assertion is ever injected here
             if ev is None:
                 continue
             item = RankedItem(ev, rw.score, {}, {})

@@ -7,9 +7,9 @@ from fastapi import APIRouter, Depends, HTTPException
 from sqlalchemy import Connection
 
 from app.api.deps import db, reader
-from app.api.routes.query import run_for
+from app.api.routes.query import llm_config, run_for
 from app.api.schemas import ANSWER_ERRORS, AnswerEvidence, AnswerIn, AnswerOut, ContextEntry
-from app.models.llm import LLMConfig, LLMError, chat
+from app.models.llm import LLMError, chat
 from app.pipeline.answer import EvidenceLine, answer_messages, compress_messages, parse_answer, parse_compression
 from app.settings import get_settings
 from app.storage.tenants import Principal
@@ -20,10 +20,10 @@ router = APIRouter(prefix="/v1", tags=["query"], responses=ANSWER_ERRORS)
 @router.post("/answer", response_model=AnswerOut, summary="Answer a question from memory with the configured LLM")
 def answer(body: AnswerIn, who: Principal = Depends(reader), conn: Connection = Depends(db)) -> AnswerOut:
     s = get_settings()
-    if not s.llm_base_url:
+    cfg = llm_config(s, timeout_s=s.llm_timeout_s)
+    if cfg is None:
         raise HTTPException(501, "no LLM is configured: set PALIMPSEST_LLM_BASE_URL (an OpenAI-compatible API); "
                                  "POST /v1/query returns the same context without an answer")
-    cfg = LLMConfig(s.llm_base_url, s.llm_model, s.llm_api_key, s.llm_timeout_s)
     out = run_for(body, who, conn)
     events = {e.id: e for e, _ in out.context_items}
     lines = [EvidenceLine(e.id, e.speaker, e.content, e.occurred_at) for e, _ in out.context_items]

@@ -65,12 +65,13 @@ def run_for(body: QueryIn, who: Principal, conn: Connection) -> QueryOutput:
     return out
 
 
-def llm_config(s) -> LLMConfig | None:  # noqa: ANN001
-    """The LLM the intent router may ask, when one is configured (PALIMPSEST_LLM_BASE_URL)."""
+def llm_config(s, timeout_s: float | None = None) -> LLMConfig | None:  # noqa: ANN001
+    """The configured LLM (PALIMPSEST_LLM_BASE_URL), or None. The intent router, on the query's
+    critical path, waits at most 5 s for it; `timeout_s` overrides that (the answer endpoint)."""
     if not s.llm_base_url:
         return None
     return LLMConfig(base_url=s.llm_base_url, model=s.llm_model, api_key=s.llm_api_key,
-                     timeout_s=min(s.llm_timeout_s, 5.0))
+                     timeout_s=timeout_s if timeout_s is not None else min(s.llm_timeout_s, 5.0))
 
 
 def _reranker():
