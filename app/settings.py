@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -99,11 +100,19 @@ class Settings(BaseSettings):
     max_token_budget: int = 32000
     max_query_chars: int = 4000
     candidate_pool: int = 100
+    lexical_stats_ttl_s: float = 60.0  # BM25's N and avgdl per scope are recounted at most this often
+    # In a scope of more than `lexical_prune_above` events, terms held by more than `lexical_common_share`
+    # of all events only score, never find candidates (enumerating their matches is what grows).
+    lexical_common_share: float = 0.05
+    lexical_prune_above: int = 20000
     rrf_k: int = 60
     lexical_enabled: bool = True
     dense_enabled: bool = True
     derived_enabled: bool = False  # measured worse on LoCoMo held-out (docs/pipeline.md); the window signal reads the dates
     graph_enabled: bool = True
+    bundle_enabled: bool = True  # typed-path bundle search within the graph signal
+    expansion_enabled: bool = False  # HyDE with an LLM, else pseudo-relevance feedback; feedback measured worse (docs/pipeline.md)
+    separation_enabled: bool = True  # fires only in conversations with more than five speakers
     window_enabled: bool = True
     window_max_days: int = 92
     recency_enabled: bool = True
@@ -149,6 +158,10 @@ class Settings(BaseSettings):
     # Heat: Celery beat refreshes the heat of events in conversations active within the window.
     heat_refresh_interval_s: float = 300.0
     heat_active_window_h: float = 72.0
+    # What a query's retrieval does to heat: "queue" hands the bump to a worker (the reply does not
+    # wait for a write; the only mode a read replica can serve), "inline" writes it in the request's
+    # transaction, "off" leaves heat to ingestion and the refresh.
+    heat_on_query: Literal["queue", "inline", "off"] = "queue"
 
     # --- scale (issue 8): HNSW candidate list per dense query (SET LOCAL hnsw.ef_search). 160 with
     # the index of migration 0003 (m 16, ef_construction 128) keeps the recall of 200 with the old

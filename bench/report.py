@@ -149,6 +149,10 @@ def markdown(result: dict[str, Any]) -> str:
         out.append(f"- query latency (one client, token_budget {budgets[-1]}, n={lat.get('n', 0)} questions; "
                    f"the other queries ran {result.get('concurrency')} in flight, untimed): "
                    f"p50 {_ms(lat.get('p50_ms'))} ms, p95 {_ms(lat.get('p95_ms'))} ms, mean {_ms(lat.get('mean_ms'))} ms")
+        stages = chk.get("stage_ms") or {}
+        if stages:
+            out.append("- where it went (the service's own per-stage wall time, timed queries): "
+                       + ", ".join(f"{k} p50 {v['p50']:.1f} / mean {v['mean']:.1f} ms" for k, v in stages.items()))
         if ing:
             eps = ing.get("events_per_s")
             out.append(f"- ingest: {ing.get('created', 0)} events created, {ing.get('duplicate', 0)} duplicates; "

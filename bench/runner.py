@@ -6,6 +6,7 @@ What is measured is what a user of the API gets: nothing here reaches into the s
 from __future__ import annotations
 
 import json
+import statistics
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -268,6 +269,7 @@ def service_answers(client: Client, ds: Dataset, budgets: Sequence[int], top_k: 
     lines = {c.id: {t.event_id: render_turn(t.speaker, t.content, t.occurred_at) for t in c.turns}
              for c in ds.conversations}
     answers: dict[str, SystemAnswer] = {}
+    stage_ms: dict[str, list[float]] = {}
     checks: dict[str, Any] = {"over_budget": 0, "reported_tokens_differ": 0, "flagged_not_in_text": 0,
                               "gold_present": 0, "gold_present_not_flagged": 0, "responses": 0,
                               "presence_method": {}, "errors": []}
@@ -317,6 +319,8 @@ def service_answers(client: Client, ds: Dataset, budgets: Sequence[int], top_k: 
                 ans.relevance = {k: float(v) for k, v in (resp.get("relevance") or {}).items()}
             if ms is not None:
                 ans.latency_ms[budget] = ms
+                for stage, v in (resp.get("timings_ms") or {}).items():  # where the timed queries' time went
+                    stage_ms.setdefault(stage, []).append(float(v))
 
     def ask(q: Question, budget: int, timed: bool) -> None:
         try:
@@ -350,6 +354,8 @@ def service_answers(client: Client, ds: Dataset, budgets: Sequence[int], top_k: 
                     log(f"the other queries, {concurrency} in flight: {i}/{len(futures)}, "
                         f"{time.perf_counter() - t1:.0f}s")
     checks["query_s"] = time.perf_counter() - t0
+    checks["stage_ms"] = {stage: {"n": len(v), "p50": round(statistics.median(v), 2),
+                                  "mean": round(statistics.fmean(v), 2)} for stage, v in stage_ms.items()}
     checks["n_errors"] = len(checks["errors"])
     checks["errors"] = checks["errors"][:20]
     return answers, checks

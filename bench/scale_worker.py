@@ -13,7 +13,7 @@ from __future__ import annotations
 from workers.celery_app import celery
 from workers.registry import CONVERSATION_LAYERS, LAYERS
 
-celery.conf.include = ["workers.embed"]
+celery.conf.include = ["workers.embed", "workers.heat"]  # queries hand their heat bumps to the worker
 
 
 def _parked(layer: str):  # noqa: ANN202

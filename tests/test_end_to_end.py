@@ -56,6 +56,16 @@ def test_post_index_and_find_by_meaning(tmp_path, database_url, redis_url, engin
                                             "pipeline": {"lexical": False}}).json()
             assert out["items"][0]["event_id"] == "t3"
             assert set(out["items"][0]["signals"]) == {"dense"}
+            # the reply did not wait for the heat bump: the worker makes what was handed out warmer
+            handed = [e["id"] for e in out["context_items"]]
+            assert handed and "heat" in out["timings_ms"]
+            assert "lexical" not in out["timings_ms"] and "dense" in out["timings_ms"]
+            assert "dense;dur=" in c.post("/v1/query", json={"query": "cello", "conversation_id": "e2e"}
+                                          ).headers["server-timing"]
+            deadline = time.time() + 60
+            while _accesses(engine, handed) < len(handed):
+                assert time.time() < deadline, f"heat not bumped by the worker; logs in {tmp_path / 'logs'}"
+                time.sleep(0.5)
 
             # the CLI prints the same evidence as a table with per-signal ranks
             from typer.testing import CliRunner
@@ -83,3 +93,11 @@ def test_post_index_and_find_by_meaning(tmp_path, database_url, redis_url, engin
             "SELECT count(*) FROM embeddings em JOIN events e ON e.id = em.event_pk WHERE e.conversation_id = 'e2e'"
         )).scalar_one()
     assert n == 5  # exactly one vector per event
+
+
+def _accesses(engine, pks: list[int]) -> int:
+    from sqlalchemy import text
+
+    with engine.connect() as conn:
+        return conn.execute(text("SELECT coalesce(sum(access_count), 0) FROM event_signals WHERE event_pk = ANY(:p)"),
+                            {"p": pks}).scalar_one()

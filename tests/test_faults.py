@@ -105,6 +105,14 @@ def test_redis_down_during_ingest(stack_factory, tmp_path, engine):
             assert r.status_code == 200, r.text
         assert time.time() - t0 < 30, "ingest must not hang on a dead broker"
         assert c.get("/readyz").status_code == 503
+        # a query still answers; the heat bump it cannot queue is written in its own transaction
+        out = c.post("/v1/query", json={"query": "event number 7", "conversation_id": "redis"})
+        assert out.status_code == 200, out.text
+        handed = [e["id"] for e in out.json()["context_items"]]
+        with engine.connect() as conn:
+            bumped = conn.execute(text("SELECT coalesce(sum(access_count), 0) FROM event_signals "
+                                       "WHERE event_pk = ANY(:p)"), {"p": handed}).scalar_one()
+        assert handed and bumped == len(handed)
         ensure_redis(rdir)  # same socket, same data directory
         wait_indexed(c, "redis", 250)
     stack.stop()

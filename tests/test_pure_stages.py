@@ -79,12 +79,6 @@ def test_assemble_empty_budget_returns_nothing():
     assert ctx.text == "" and ctx.tokens == 0 and not ctx.included
 
 
-def test_parse_tsvector_counts_positions():
-    from app.pipeline.lexical import parse_tsvector
-
-    assert parse_tsvector("'denver':5 'move':3,9 'o''neil':1 'x'") == {"denver": 1, "move": 2, "o''neil": 1, "x": 1}
-
-
 def test_bm25_prefers_rare_terms_and_more_coverage():
     from app.pipeline.lexical import bm25
 
@@ -98,6 +92,10 @@ def test_bm25_prefers_rare_terms_and_more_coverage():
     assert [pk for pk, _ in ranked][:2] == [4, 2]  # rare terms outweigh the common "went"
     scores = dict(ranked)
     assert scores[1] == scores[3] < scores[2]
+    # a given length (the tf lists only the query's terms) counts, not the size of the tf
+    longer = dict(bm25(["denver"], [(2, {"denver": 1}), (5, {"denver": 1})], n_docs=10, avgdl=2.0,
+                       lengths={2: 2, 5: 8}))
+    assert longer[2] > longer[5]
 
 
 def test_assemble_adds_neighbours_of_top_evidence_and_a_notice():
@@ -140,3 +138,13 @@ def test_an_event_listed_twice_by_a_signal_counts_once_in_fusion():
     fused = dict(weighted_rrf({"graph": [pk for pk, _ in first_occurrences(graph)], "dense": [3, 7]},
                               {"graph": 0.4, "dense": 1.0}))
     assert fused[3] > fused[7]  # dense prefers 3; duplicates of 7 no longer outvote it
+
+
+def test_common_terms_score_but_do_not_find():
+    from app.pipeline.lexical import finding_terms
+
+    shares = {"went": 0.3, "realli": 0.12, "denver": 0.001}
+    assert finding_terms(["denver", "went", "ski"], shares, 0.05) == ["denver", "ski"]  # unlisted: rare
+    assert finding_terms(["went", "realli"], shares, 0.05) == ["realli"]  # all common: the rarest still finds
+    assert finding_terms(["went"], shares, 1.0) == ["went"]
+

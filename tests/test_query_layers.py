@@ -59,7 +59,11 @@ def test_intent_and_stage_trace_in_the_response(client, tenant):
     assert off["intent"] is None and off["pipeline"]["intent"] is False
 
 
-def test_retrieval_bumps_heat(client, tenant, engine):
+def test_retrieval_bumps_heat(client, tenant, engine, monkeypatch):
+    """Inline (in the request's transaction) and off; the queued default is exercised with a real
+    worker in test_end_to_end and with a dead broker in test_faults."""
+    from app.settings import get_settings
+
     tid, key = tenant
     pks = load(client, key)
     build_all(pks)
@@ -69,9 +73,16 @@ def test_retrieval_bumps_heat(client, tenant, engine):
             return conn.execute(text("SELECT coalesce(sum(access_count), 0) FROM event_signals WHERE event_pk = ANY(:p)"),
                                 {"p": pks}).scalar_one()
 
+    ask = {"query": "beagle Waffles", "conversation_id": "ql"}
+    monkeypatch.setattr(get_settings(), "heat_on_query", "inline")
     before = accesses()
-    client.post("/v1/query", headers=auth(key), json={"query": "beagle Waffles", "conversation_id": "ql"})
-    assert accesses() > before
+    out = client.post("/v1/query", headers=auth(key), json=ask).json()
+    assert accesses() == before + len(out["context_items"]) > before
+
+    monkeypatch.setattr(get_settings(), "heat_on_query", "off")
+    before = accesses()
+    client.post("/v1/query", headers=auth(key), json=ask)
+    assert accesses() == before
 
 
 def test_a_named_date_retrieves_what_was_said_or_meant_then(client, tenant):
@@ -168,3 +179,36 @@ def test_tight_budget_gets_episode_summaries_for_missing_evidence(client, tenant
     assert "Summary of an episode: " + out["context_summaries"][0]["text"] in out["context"]
     off = client.post("/v1/query", headers=auth(key), json=body | {"pipeline": body["pipeline"] | {"summaries": False}}).json()
     assert off["context_summaries"] == [] and "Summary of an episode" not in off["context"]
+
+
+def test_bundle_search_adds_the_events_one_typed_relation_away_from_the_dense_hits(client, tenant, engine):
+    """PRISM's bundle search inside the graph signal: from an anchor (a dense hit), the events one
+    temporal / causal / evolution edge away join PageRank's list; the anchors themselves do not
+    (they are the dense list already)."""
+    from app.pipeline.graph import GEdge, TypedGraph, bundle_search
+    from app.pipeline.query import graph_signal
+    from app.storage import layers as store
+    from app.storage.search import Scope
+
+    tid, key = tenant
+    pks = load(client, key)
+    build_all(pks)
+    with engine.connect() as conn:
+        view = store.graph_neighbourhood(conn, tid, "ql", ["Petra"], limit=200, depth=2)
+        relations = [e for e in view.edges if e["type"] in ("temporal", "causal", "evolution")]
+        assert relations, "the fixture's graph has relation edges about Petra"
+        ev = {n["key"]: n["event_pk"] for n in view.nodes if n.get("event_pk")}
+        e = next(e for e in relations if ev.get(e["src"]) and ev.get(e["dst"]) and ev[e["src"]] != ev[e["dst"]])
+        anchor, bridged = ev[e["src"]], ev[e["dst"]]
+        plain = graph_signal(conn, Scope(tid, "ql"), "Petra", 50)
+        with_bundle = graph_signal(conn, Scope(tid, "ql"), "Petra", 50, anchors={anchor: 0.9}, intent="temporal")
+    assert bridged in dict(with_bundle)
+    # the same search on the pure graph: the bridge is reached through exactly one relation
+    graph = TypedGraph({n["key"]: ("event" if n.get("event_pk") else n["kind"]) for n in view.nodes},
+                       [GEdge(x["src"], x["dst"], x["type"]) for x in view.edges], event_of=ev)
+    hits = bundle_search(graph, {e["src"]: 0.9}, "temporal", top_k=20)
+    assert any(h.event_id == bridged and h.template.startswith("bridge") for h in hits)
+    def rank(hits: list) -> int:
+        return next((i for i, (pk, _) in enumerate(hits) if pk == bridged), len(hits))
+
+    assert rank(with_bundle) <= rank(plain)  # the bridge can only gain from the second list

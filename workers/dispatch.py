@@ -26,21 +26,28 @@ def chunks(items: list[int], size: int) -> list[list[int]]:
 
 def enqueue(layer: str, pks: list[int], chunk_size: int) -> int:
     """Send one task per chunk; returns how many chunks were sent (0 if the broker is unreachable)."""
+    sent = 0
+    for chunk in chunks(pks, chunk_size):
+        if not publish(LAYERS[layer], [chunk]):
+            break  # the sweeper sends the rest
+        sent += 1
+    return sent
+
+
+def publish(task: str, args: list) -> bool:
+    """Send one task by name; False (and a warning) when the broker is unreachable."""
     global _broker_down_until
     if time.monotonic() < _broker_down_until:
-        return 0
+        return False
     from workers.celery_app import celery
 
     # Carry the request id into the task so one id follows an event from POST to indexed.
     request_id = structlog.contextvars.get_contextvars().get("request_id")
     headers = {"request_id": request_id} if request_id else None
-    sent = 0
-    for chunk in chunks(pks, chunk_size):
-        try:
-            celery.send_task(LAYERS[layer], args=[chunk], retry=False, headers=headers)
-            sent += 1
-        except Exception as exc:  # noqa: BLE001 - any broker failure leaves the work to the sweeper
-            _broker_down_until = time.monotonic() + BROKER_BACKOFF_S
-            log.warning("enqueue_failed", layer=layer, events=len(chunk), error=str(exc))
-            break
-    return sent
+    try:
+        celery.send_task(task, args=args, retry=False, headers=headers)
+        return True
+    except Exception as exc:  # noqa: BLE001 - any broker failure: the caller decides what to do instead
+        _broker_down_until = time.monotonic() + BROKER_BACKOFF_S
+        log.warning("publish_failed", task=task, error=str(exc))
+        return False

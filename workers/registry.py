@@ -36,3 +36,6 @@ REBUILT_AFTER_FORGET: tuple[str, ...] = ("consolidate", "surprise", "engrams", "
 
 def dependents_of(layer: str) -> list[str]:
     return [name for name, deps in DEPENDS.items() if layer in deps]
+
+# Tasks that are not layers (no outbox row): a query's heat bump (workers/heat.py).
+HEAT_BUMP = "palimpsest.heat_bump"

@@ -22,6 +22,13 @@ def db() -> Iterator[Connection]:
         yield conn
 
 
+# Routes take the connection through this: scope "function" commits before the response is sent,
+# so a 2xx means the write is stored and the client's next request reads it. (FastAPI's default
+# scope would commit after the response left: a client could be told "deleted", or read its own
+# write, before the commit, and a failed commit would go unreported.)
+DB = Depends(db, scope="function")
+
+
 def principal(
     request: Request, creds: HTTPAuthorizationCredentials | None = Depends(_bearer)
 ) -> Principal:

@@ -213,6 +213,9 @@ class PipelineOptions(Strict):
     dense: StrictBool | None = None
     derived: StrictBool | None = None
     graph: StrictBool | None = None
+    bundle: StrictBool | None = None
+    expansion: StrictBool | None = None
+    separation: StrictBool | None = None
     lexical_weight: Weight | None = None
     dense_weight: Weight | None = None
     rrf_k: Annotated[int, Interval(ge=1, le=1000), BeforeValidator(_number_only)] | None = None
@@ -301,6 +304,9 @@ class QueryOut(BaseModel):
         "that did not fit the budget.")
     abstain: bool = Field(default=False, description="True when nothing relevant enough was found: the best "
                           "relevance is under its calibrated floor. The items are still returned.")
+    timings_ms: dict[str, float] = Field(
+        default_factory=dict, description="Wall time per pipeline stage in milliseconds (also in the "
+        "Server-Timing header): where this query's latency went.")
 
 
 class AnswerIn(QueryIn):

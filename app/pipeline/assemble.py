@@ -58,6 +58,9 @@ class AssembledContext:
     missing_direct: list[int] = field(default_factory=list)  # direct evidence that did not fit
 
 
+_STAMP = datetime(2000, 1, 1)
+
+
 def render_line(item: ContextItem) -> str:
     return f"[{item.occurred_at.strftime('%Y-%m-%d %H:%M')}] {item.speaker}: {item.content}"
 
@@ -115,7 +118,12 @@ def assemble(
         if used + c <= room:
             picked[s.key] = s
             used += c
+    # No line is shorter than its date stamp: once less room than that is left, stop counting the
+    # rest (a long ranked list would otherwise be tokenized to the end for nothing).
+    floor = count_tokens(render_line(ContextItem(0, "", "", _STAMP)))
     for item in ranked[plan.direct:]:
+        if room - used < floor:
+            break
         take(item, "ranked candidate")
 
     timed = [(it.occurred_at, it.id, render_line(it)) for it in chosen.values()]

@@ -1,40 +1,38 @@
 """Stage 6: the lexical signal — BM25 over PostgreSQL's full-text lexemes.
 
 PostgreSQL finds the events that share any stemmed term with the question (GIN index) and hands
-back their tsvectors; BM25 (k1 = 1.2, b = 0.75) then weighs each shared term by how rare it is in
-the scope, which `ts_rank_cd` alone cannot do: "Denver" should count for more than "went".
+back how often each query term occurs in each and their lengths; BM25 (k1 = 1.2, b = 0.75) then
+weighs each shared term by how rare it is in the scope, which `ts_rank_cd` alone cannot do: "Denver" should count for more than "went".
 """
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from sqlalchemy import Connection
 
-from app.storage.search import Scope, lexical_documents, query_lexemes, scope_stats
+from app.storage.search import Scope, lexeme_shares, lexical_term_frequencies, query_lexemes, scope_stats
 
-_ENTRY = re.compile(r"'((?:[^']|'')+)'(?::([0-9A-D,]+))?")
 K1, B = 1.2, 0.75
 
 
-def parse_tsvector(tsv: str) -> dict[str, int]:
-    """'denver':5 'move':3,9 -> {'denver': 1, 'move': 2} (term frequency = number of positions)."""
-    return {m.group(1): (len(m.group(2).split(",")) if m.group(2) else 1) for m in _ENTRY.finditer(tsv)}
-
-
 def bm25(
-    terms: Sequence[str], docs: Sequence[tuple[int, dict[str, int]]], n_docs: int, avgdl: float
+    terms: Sequence[str], docs: Sequence[tuple[int, dict[str, int]]], n_docs: int, avgdl: float,
+    lengths: Mapping[int, int] | None = None, df_floor: Mapping[str, float] | None = None,
 ) -> list[tuple[int, float]]:
     """BM25 of each doc for the query terms; document frequencies come from `docs`, which must hold
-    every document of the scope that contains any term (the SQL match guarantees it)."""
-    df = {t: sum(1 for _, tf in docs if t in tf) for t in terms}
+    every document of the scope that contains any term (the SQL match guarantees it). A doc's
+    length is `lengths[pk]` when given (its tf may list only the query's terms), else len(tf).
+    `df_floor`: a term's document frequency is at least this (what the statistics know of a term
+    that did not find, or of one whose matches the cap cut)."""
+    floor = df_floor or {}
+    df = {t: max(sum(1 for _, tf in docs if t in tf), floor.get(t, 0.0)) for t in terms}
     n = max(n_docs, len(docs), 1)
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
     avgdl = avgdl or 1.0
     scored = []
     for pk, tf in docs:
-        dl = len(tf)
+        dl = lengths.get(pk, len(tf)) if lengths is not None else len(tf)
         s = 0.0
         for t in terms:
             f = tf.get(t, 0)
@@ -45,16 +43,37 @@ def bm25(
     return scored
 
 
+def finding_terms(terms: Sequence[str], shares: Mapping[str, float], max_share: float) -> list[str]:
+    """The terms used to find candidates: those held by at most `max_share` of the events (a term in
+    every tenth event cannot single out evidence, and enumerating its events is what grows with the
+    tenant). All of them still count in BM25 for the events found. If every term is that common,
+    the rarest one still finds."""
+    rare = [t for t in terms if shares.get(t, 0.0) <= max_share]
+    return rare or sorted(terms, key=lambda t: (shares.get(t, 0.0), t))[:1]
+
+
 def lexical_signal(
-    conn: Connection, scope: Scope, query: str, limit: int, max_docs: int = 2000
+    conn: Connection, scope: Scope, query: str, limit: int, max_docs: int = 2000, max_share: float | None = None
 ) -> list[tuple[int, float]]:
+    """`max_share`: in a scope of more than `lexical_prune_above` events, terms held by more of the
+    events than this only score, never find (None: the `lexical_common_share` setting; 1.0 lets
+    every term find). The shares are PostgreSQL's statistics over the whole table, so a small scope
+    (one conversation) keeps every term: enumerating its matches is cheap, and a word common across
+    all tenants may be the rare one in this conversation."""
     if not query.strip():
         return []
     terms = query_lexemes(conn, query)
     if not terms:
         return []
-    docs = [(pk, parse_tsvector(tsv)) for pk, tsv in lexical_documents(conn, scope, query, max_docs)]
-    if not docs:
-        return []
+    from app.settings import get_settings
+
+    s = get_settings()
+    max_share = s.lexical_common_share if max_share is None else max_share
     n_docs, avgdl = scope_stats(conn, scope)
-    return bm25(terms, docs, n_docs, avgdl)[:limit]
+    shares = lexeme_shares(conn) if max_share < 1.0 and n_docs > s.lexical_prune_above else {}
+    finding = finding_terms(terms, shares, max_share) if shares else terms
+    tfs, lengths = lexical_term_frequencies(conn, scope, terms, max_docs, finding)
+    if not tfs:
+        return []
+    floor = {t: shares[t] * n_docs for t in terms if t in shares}
+    return bm25(terms, list(tfs.items()), n_docs, avgdl, lengths, floor)[:limit]

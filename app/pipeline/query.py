@@ -1,6 +1,7 @@
 """The read path, wired stage by stage:
 
-intent -> signals (lexical, dense, derived, graph, temporal window, recency) -> fusion (weighted RRF)
+intent -> signals (lexical, dense, expansion, separation, derived, graph, temporal window, recency)
+-> fusion (weighted RRF)
 -> reweight (with the layers' per-event signals) -> rerank -> context assembly -> abstain decision.
 
 Each stage is a module of its own and can be switched off by the recipe; this file decides the
@@ -9,24 +10,30 @@ response can say why an item was chosen.
 """
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
+import numpy as np
 from sqlalchemy import Connection
 
 from app.models.embedder import Embedder
+from app.models.llm import LLMError, chat
 from app.pipeline.assemble import AssemblyPlan, ContextItem, SummaryItem, assemble
 from app.pipeline.dense import dense_signal
+from app.pipeline.expansion import feedback_ids, hyde_messages, rocchio, usable_passage
 from app.pipeline.fusion import weighted_rrf
-from app.pipeline.graph import GEdge, TypedGraph, ppr_events
+from app.pipeline.graph import GEdge, GraphSignal, TypedGraph, bundle_search, ppr_events
 from app.pipeline.intent import Intent, LLMConfig, get_router
 from app.pipeline.lexical import lexical_signal
 from app.pipeline.recipe import Recipe
 from app.pipeline.rerank import RerankCandidate, max_relevance, passage_text, question_type, rerank
 from app.pipeline.reweight import Candidate, ReweightConfig, reweight
+from app.pipeline.separation import WEIGHT_OF_DENSE as SEPARATION_WEIGHT, names_speaker, separated_speakers
 from app.storage.events import EventRow, get_events, latest_event_time, neighbours
 from app.storage.layers import (
     EventSignalsView,
@@ -36,7 +43,7 @@ from app.storage.layers import (
     signals_for,
     window_candidates,
 )
-from app.storage.search import Scope
+from app.storage.search import Scope, conversation_speakers, event_vectors
 
 
 @dataclass(frozen=True)
@@ -68,12 +75,27 @@ class QueryOutput:
     relevance: dict[str, float] = field(default_factory=dict)  # best dense cosine, best cross-encoder prob
     abstain: bool = False
     summaries: list[SummaryItem] = field(default_factory=list)  # episode summaries in the context
+    timings: dict[str, float] = field(default_factory=dict)  # milliseconds per stage (Server-Timing)
+
+
+class StageClock:
+    """Wall time per stage, lap by lap: `lap("dense")` charges the time since the previous lap."""
+
+    def __init__(self) -> None:
+        self.ms: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.ms[stage] = round(self.ms.get(stage, 0.0) + (now - self._last) * 1000.0, 3)
+        self._last = now
 
 
 def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedder, reranker=None,
               llm: LLMConfig | None = None) -> QueryOutput:
     """`reranker` is anything with `.score(query, passages) -> logits`; None skips the stage.
     `llm` lets the intent router ask a model when rules and prototypes are not sure."""
+    clock = StageClock()
     qvec = embedder.encode([q.query])[0] if (recipe.dense or recipe.intent) else None
 
     intent: Intent | None = None
@@ -82,24 +104,42 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
         ref = latest_event_time(conn, q.scope.tenant_id, q.scope.conversation_id)
         intent = get_router(embedder.encode, llm).route(q.query, reference_time=ref, query_vec=qvec,
                                                         use_llm=llm is not None)
+    clock.lap("intent")
 
     signals: dict[str, list[tuple[int, float]]] = {}
     if recipe.lexical:
         signals["lexical"] = lexical_signal(conn, q.scope, q.query, recipe.candidate_pool)
+        clock.lap("lexical")
     if recipe.dense and qvec is not None:
         signals["dense"] = dense_signal(conn, q.scope, qvec, embedder.name, recipe.candidate_pool)
+        clock.lap("dense")
     if recipe.derived:
         # resolved absolute dates and entity names written over the verbatim text by the layers
         signals["derived"] = search_extra_candidates(conn, q.scope.tenant_id, q.scope.conversation_id, q.query,
                                                      recipe.candidate_pool)
+        clock.lap("derived")
+    if recipe.expansion and recipe.dense and qvec is not None:
+        signals["expansion"] = expansion_signal(conn, q, qvec, embedder, signals, recipe.candidate_pool, llm)
+        clock.lap("expansion")
+    if recipe.separation and qvec is not None and q.scope.conversation_id is not None and not q.scope.speakers:
+        named = separated_speakers(q.query, conversation_speakers(conn, q.scope.tenant_id, q.scope.conversation_id))
+        if named:  # many speakers, and the question names some: their turns, by meaning
+            signals["separation"] = dense_signal(conn, replace(q.scope, speakers=named), qvec, embedder.name,
+                                                 recipe.candidate_pool)
+        clock.lap("separation")
     if recipe.graph and q.scope.conversation_id is not None:
-        signals["graph"] = graph_signal(conn, q.scope, q.query, recipe.candidate_pool)
+        found = {pk for hits in signals.values() for pk, _ in hits[:GRAPH_PREFER_DEPTH]}
+        anchors = dict(signals.get("dense", [])[:GRAPH_PREFER_DEPTH]) if recipe.bundle else {}
+        signals["graph"] = graph_signal(conn, q.scope, q.query, recipe.candidate_pool, found, anchors,
+                                        intent.label if intent is not None else None)
+        clock.lap("graph")
     window = _bounded_window(intent, recipe.window_max_days) if recipe.window and qvec is not None else None
     if window is not None:
         # A question that names a date: what was said then (or about then), closest in meaning first.
         # A boost alone cannot lift an event from rank 40; a signal of its own puts it in the fusion.
         signals["temporal"] = window_candidates(conn, q.scope.tenant_id, q.scope.conversation_id, qvec,
                                                 embedder.name, window[0], window[1], recipe.candidate_pool)
+        clock.lap("temporal")
 
     # Fusion weights: the intent's profile (PRISM eq. 3), or the fixed weights with routing off.
     profile = intent.weights if intent is not None and recipe.intent_weights else recipe.weights()
@@ -109,6 +149,8 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
         # Knowledge updates and preferences ask for what holds now: the newest of the candidates.
         signals["recency"] = _recency_list(rows.values(), recipe.candidate_pool)
     weights = {name: profile.get(name, 1.0) for name in signals}
+    if "separation" in weights:  # True Memory: w_sep = 0.8 × w_dense
+        weights["separation"] = SEPARATION_WEIGHT * profile.get("dense", 1.0)
     signals = {name: first_occurrences(hits) for name, hits in signals.items()}
     fused = weighted_rrf({name: [pk for pk, _ in hits] for name, hits in signals.items()}, weights, recipe.rrf_k)
     evidence: dict[int, dict[str, dict[str, float]]] = {}
@@ -119,12 +161,15 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
     # the derived and graph signals know conversations only: hold their hits to the request's filters
     ranked = [RankedItem(rows[pk], score, evidence.get(pk, {}), {"fusion": {"rank": i + 1, "weights": weights}})
               for i, (pk, score) in enumerate(fused) if pk in rows and _in_scope(rows[pk], q.scope)]
+    clock.lap("fusion")
 
     if recipe.reweight and intent is not None and ranked:
         ranked = _reweight(conn, q.scope, ranked, intent, q.query, recipe)
+        clock.lap("reweight")
     ce_best: float | None = None
     if recipe.rerank and reranker is not None and ranked:
         ranked, ce_best = _rerank(q.query, ranked, reranker, recipe, intent)
+        clock.lap("rerank")
 
     near = neighbours(conn, q.scope.tenant_id, [r.event.id for r in ranked[: recipe.neighbour_of]], recipe.neighbours)
     known = {r.event.id: r.event for r in ranked} | {e.id: e for rows_ in near.values() for e in rows_}
@@ -148,9 +193,10 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
                            key=lambda x: (x[0].occurred_at, x[0].id))
     described = recipe.describe() | {"rerank": bool(recipe.rerank and reranker is not None)}
     relevance = _relevance(signals.get("dense"), ce_best)
+    clock.lap("assemble")
     return QueryOutput(items, ctx.text, ctx.tokens, described, context_items, ctx.left_out,
                        intent.to_dict() if intent is not None else None, relevance,
-                       should_abstain(relevance, recipe, bool(ranked)), ctx.summaries)
+                       should_abstain(relevance, recipe, bool(ranked)), ctx.summaries, clock.ms)
 
 
 def first_occurrences(hits: list[tuple[int, float]]) -> list[tuple[int, float]]:
@@ -165,6 +211,8 @@ def first_occurrences(hits: list[tuple[int, float]]) -> list[tuple[int, float]]:
     return out
 
 
+GRAPH_PREFER_DEPTH = 30  # the other signals' top hits the graph neighbourhood reaches first
+GRAPH_NODES = 400  # the neighbourhood PageRank runs on (nodes read per query)
 RECENCY_MIN_WEIGHT = 0.4  # profiles below this (general 0.2) do not add the recency list at all
 
 
@@ -221,7 +269,7 @@ def _reweight(conn: Connection, scope: Scope, ranked: list[RankedItem], intent: 
         newer_rows = {pk: ev for pk, ev in get_events(conn, scope.tenant_id, list(missing)).items()
                       if _in_scope(ev, scope)}
     speakers = {r.event.speaker for r in head if r.event.speaker}
-    named = {sp for sp in speakers if _names_speaker(query, sp)}
+    named = {sp for sp in speakers if names_speaker(query, sp)}
     out = reweight(
         [_candidate(r.event, r.score, sig.get(r.event.id)) for r in head],
         time_window=intent.time_window,
@@ -259,12 +307,6 @@ def _candidate(ev: EventRow, score: float, s: EventSignalsView | None) -> Candid
                      surprise=s.surprise, salience=s.salience, superseded_by=s.superseded_by)
 
 
-def _names_speaker(query: str, speaker: str) -> bool:
-    """Whether the question names this speaker (by full name or first name, as a whole word)."""
-    names = {speaker.strip(), speaker.strip().split()[0]} if speaker.strip() else set()
-    return any(len(n) >= 2 and re.search(rf"\b{re.escape(n)}\b", query, re.I) for n in names)
-
-
 def _rerank(query: str, ranked: list[RankedItem], reranker, recipe: Recipe,
             intent: Intent | None) -> tuple[list[RankedItem], float | None]:
     by_id = {r.event.id: r for r in ranked}
@@ -286,10 +328,33 @@ def _rerank(query: str, ranked: list[RankedItem], reranker, recipe: Recipe,
     return out, max_relevance(results)
 
 
-def graph_signal(conn: Connection, scope: Scope, query: str, limit: int) -> list[tuple[int, float]]:
-    """Personalized PageRank over the entity graph around the entities the question names
-    (HippoRAG / Cortex phase 2); only that neighbourhood is read from the database."""
-    view = graph_neighbourhood(conn, scope.tenant_id, scope.conversation_id, query=query, limit=400, depth=2)
+def expansion_signal(conn: Connection, q: QueryInput, qvec: np.ndarray, embedder: Embedder,
+                     signals: dict[str, list[tuple[int, float]]], limit: int,
+                     llm: LLMConfig | None) -> list[tuple[int, float]]:
+    """The dense search again with the question restated: HyDE when an LLM is configured (and
+    answers), else the question's vector moved toward the turns lexical and dense agree on."""
+    vec = None
+    if llm is not None:
+        try:
+            passage = usable_passage(chat(llm, hyde_messages(q.query)))
+        except LLMError:
+            passage = None  # no LLM answer: feedback from the conversation instead
+        if passage:
+            vec = embedder.encode([passage])[0]
+    if vec is None:
+        top = feedback_ids([[pk for pk, _ in signals.get(name, [])] for name in ("lexical", "dense")])
+        vec = rocchio(qvec, event_vectors(conn, q.scope.tenant_id, top, embedder.name))
+    return [] if vec is None else dense_signal(conn, q.scope, vec, embedder.name, limit)
+
+
+def graph_signal(conn: Connection, scope: Scope, query: str, limit: int, found: Collection[int] = (),
+                 anchors: dict[int, float] | None = None, intent: str | None = None) -> list[tuple[int, float]]:
+    """The graph's ranked events: Personalized PageRank from the entities the question names
+    (HippoRAG / Cortex phase 2), fused (RRF) with PRISM's typed-path bundle search from `anchors`
+    (event -> dense cosine) when given. Only the neighbourhood is read from the database, and where
+    it is too big to read whole, the part that reaches `found` (the other signals' events) first."""
+    view = graph_neighbourhood(conn, scope.tenant_id, scope.conversation_id, query=query, limit=GRAPH_NODES, depth=2,
+                               light=True, prefer_events=found)
     if not view.seeds or not view.nodes:
         return []
     layer = {n["key"]: ("event" if n.get("event_pk") else n["kind"]) for n in view.nodes}
@@ -297,9 +362,26 @@ def graph_signal(conn: Connection, scope: Scope, query: str, limit: int) -> list
     edges = [GEdge(e["src"], e["dst"], e["type"], float(e.get("weight") or 1.0))
              for e in view.edges if e["src"] in layer and e["dst"] in layer]
     graph = TypedGraph(layer, edges, event_of=event_of)
-    hits = ppr_events(graph, {k: 1.0 for k in view.seeds if k in layer}, top_k=limit * 4, explain=0)
+    seeds = {n["key"]: seed_weight(n) for n in view.nodes if n["key"] in set(view.seeds)}
+    found_by = GraphSignal(ppr=ppr_events(graph, seeds, top_k=limit * 4, explain=0))
+    if anchors:
+        # PRISM eqs. 2-5: from the events dense retrieval found (anchor cost 1 - cos), the backbone
+        # and one typed relation (temporal / causal / evolution) further, edge costs by intent.
+        # The anchors themselves are the dense list again; what the search adds is the bridges.
+        nodes = {key: anchors[pk] for key, pk in event_of.items() if pk in anchors}
+        found_by.bundle = [h for h in (bundle_search(graph, nodes, intent, top_k=limit * 4) if nodes else [])
+                           if h.template.startswith("bridge")]
+    ranked = found_by.ranking()
     # several nodes (an event and its facet points) can stand for one event: keep its best
-    return first_occurrences([(int(h.event_id), float(h.score)) for h in hits if isinstance(h.event_id, int)])[:limit]
+    hits = first_occurrences([(int(pk), 1.0 / (1 + i)) for i, pk in enumerate(ranked) if isinstance(pk, int)])
+    return hits[:limit]
+
+
+def seed_weight(node: dict) -> float:
+    """Restart mass of a seed entity, by how specific it is: an entity named in three turns says more
+    about which turns matter than a speaker named in three hundred (1 / log2(2 + mentions))."""
+    mentions = (node.get("data") or {}).get("mentions")
+    return 1.0 / math.log2(2.0 + float(mentions)) if isinstance(mentions, (int, float)) and mentions > 0 else 1.0
 
 
 def _in_scope(e: EventRow, scope: Scope) -> bool:

@@ -17,6 +17,9 @@ class Recipe:
     dense: bool = True
     derived: bool = False  # full-text over resolved dates and entity names (the layers' search_extra); off: measured worse
     graph: bool = True  # Personalized PageRank over the entity graph from the question's entities
+    bundle: bool = True  # with the graph: PRISM typed-path bundle search from the dense hits
+    expansion: bool = False  # the question restated (HyDE with an LLM, else feedback); off: measured worse
+    separation: bool = True  # per-speaker list, only in conversations with more than five speakers
     lexical_weight: float = 1.0
     dense_weight: float = 1.0
     rrf_k: int = 60
@@ -46,6 +49,9 @@ class Recipe:
             dense=s.dense_enabled,
             derived=s.derived_enabled,
             graph=s.graph_enabled,
+            bundle=s.bundle_enabled,
+            expansion=s.expansion_enabled,
+            separation=s.separation_enabled,
             window=s.window_enabled,
             window_max_days=s.window_max_days,
             recency=s.recency_enabled,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
-from typing import Any, Iterable, Sequence
+from typing import Any, Collection, Iterable, Sequence
 
 import numpy as np
 from sqlalchemy import Connection, bindparam, delete, func, select, text, tuple_, update
@@ -785,12 +785,18 @@ _EDGE_ORDER = {"belongs_to": 0, "involves_entity": 1, "evolution": 2, "causal": 
 def graph_neighbourhood(
     conn: Connection, tenant_id: int, conversation_id: str, entity_names: Sequence[str] | None = None,
     limit: int = 40, *, query: str | None = None, depth: int = 2, layer_version: str | None = None,
-    prefer: str | None = None, seeds: Sequence[str] | None = None,
+    prefer: str | None = None, seeds: Sequence[str] | None = None, light: bool = False,
+    prefer_events: Collection[int] = (),
 ) -> GraphView:
     """The graph around named entities (or entities named in `query`, or given seed node keys),
     breadth first to `depth` hops, at most `limit` nodes. Every step is an index lookup (entity
     names by GIN, edges by (scope, src) / (scope, dst), nodes by primary key); nothing else of
-    the conversation is read. With no names at all, the most mentioned entities are the seeds."""
+    the conversation is read. With no names at all, the most mentioned entities are the seeds.
+
+    `light` (the query path): edges without their JSON `meta`, nodes without `data`, and at most
+    `2 * limit` edges per hop and direction, those reaching `prefer_events` (the events other signals found)
+    first. A speaker's entity touches most of a conversation; without the preference the `limit`
+    would keep whichever neighbours sort first, not the ones that matter to this question."""
     version = layer_version or _version(conn, tenant_id, conversation_id, "graph", prefer)
     view = GraphView(version, [], [], [])
     if version is None:
@@ -814,8 +820,11 @@ def graph_neighbourhood(
     for _ in range(max(0, depth)):
         if not frontier or len(nodes) >= limit:
             break
-        found = _edges_touching(conn, tenant_id, conversation_id, version, frontier, cap=max(200, 20 * limit))
-        found.sort(key=lambda e: (_EDGE_ORDER.get(e["type"], 9), e["src"], e["dst"]))
+        found = _edges_touching(conn, tenant_id, conversation_id, version, frontier,
+                                cap=2 * limit if light else max(200, 20 * limit), light=light,
+                                prefer_events=prefer_events)
+        preferred = set(prefer_events)
+        found.sort(key=lambda e: (not _reaches(e, preferred), _EDGE_ORDER.get(e["type"], 9), e["src"], e["dst"]))
         wanted: list[str] = []
         for e in found:
             edges.setdefault((e["src"], e["dst"], e["type"]), e)
@@ -826,7 +835,7 @@ def graph_neighbourhood(
         if len(wanted) > room:
             view.truncated = True
             wanted = wanted[:room]
-        new = _nodes(conn, tenant_id, conversation_id, version, wanted)
+        new = _nodes(conn, tenant_id, conversation_id, version, wanted, light=light)
         for n in new:
             nodes[n["key"]] = n
         frontier = [n["key"] for n in new]
@@ -836,24 +845,41 @@ def graph_neighbourhood(
     return view
 
 
-def _edges_touching(conn: Connection, tenant_id: int, conversation_id: str, version: str, keys: list[str], cap: int) -> list[dict]:
+def _reaches(edge: dict, events: set[int]) -> bool:
+    return bool(events) and (edge.get("src_event_pk") in events or edge.get("dst_event_pk") in events)
+
+
+def _edges_touching(conn: Connection, tenant_id: int, conversation_id: str, version: str, keys: list[str], cap: int,
+                    light: bool = False, prefer_events: Collection[int] = ()) -> list[dict]:
     g = GraphEdge
     scope = (g.tenant_id == tenant_id, g.conversation_id == conversation_id, g.layer_version == version)
+    cols = (g.src, g.dst, g.type, g.weight, g.src_event_pk, g.dst_event_pk) + (() if light else (g.meta,))
     out = []
-    for col in (g.src, g.dst):  # two index range scans rather than one OR (no ORDER BY: it could
-        # tempt the planner into walking the primary key; the caller sorts)
-        res = conn.execute(select(g.src, g.dst, g.type, g.weight, g.meta).where(*scope, col.in_(keys)).limit(cap))
-        out += [{"src": r[0], "dst": r[1], "type": r[2], "weight": r[3], "meta": r[4]} for r in res]
+    for col, other in ((g.src, g.dst_event_pk), (g.dst, g.src_event_pk)):
+        # two index range scans rather than one OR; without a preference no ORDER BY (it could tempt
+        # the planner into walking the primary key; the caller sorts). With one, the few thousand
+        # edges of the frontier are sorted in the database so the cap keeps the preferred ones.
+        stmt = select(*cols).where(*scope, col.in_(keys))
+        if prefer_events:
+            stmt = stmt.order_by(other.in_(list(prefer_events)).desc().nulls_last())
+        for r in conn.execute(stmt.limit(cap)):
+            e = {"src": r[0], "dst": r[1], "type": r[2], "weight": r[3], "src_event_pk": r[4], "dst_event_pk": r[5]}
+            if not light:
+                e["meta"] = r[6]
+            out.append(e)
     return out
 
 
-def _nodes(conn: Connection, tenant_id: int, conversation_id: str, version: str, keys: list[str]) -> list[dict]:
+def _nodes(conn: Connection, tenant_id: int, conversation_id: str, version: str, keys: list[str],
+           light: bool = False) -> list[dict]:
     if not keys:
         return []
     n = GraphNode
-    res = conn.execute(select(n.key, n.kind, n.label, n.event_pk, n.data).where(
+    cols = (n.key, n.kind, n.label, n.event_pk) + (() if light else (n.data,))
+    res = conn.execute(select(*cols).where(
         n.tenant_id == tenant_id, n.conversation_id == conversation_id, n.layer_version == version, n.key.in_(keys)))
-    by_key = {r[0]: {"key": r[0], "kind": r[1], "label": r[2], "event_pk": r[3], "data": r[4]} for r in res}
+    by_key = {r[0]: {"key": r[0], "kind": r[1], "label": r[2], "event_pk": r[3], "data": r[4] if not light else {}}
+              for r in res}
     return [by_key[k] for k in keys if k in by_key]
 
 

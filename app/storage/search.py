@@ -5,11 +5,13 @@ events are excluded from retrieval but stay in the log.
 """
 from __future__ import annotations
 
+import re
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
-import re
 
 from sqlalchemy import Connection, text
 
@@ -43,30 +45,21 @@ def _filters(scope: Scope, alias: str = "e") -> tuple[str, dict]:
     return " AND ".join(clauses), params
 
 
-# websearch_to_tsquery parses like a search box (stemming, stop words, quoted phrases) but ANDs
-# the terms; a question rarely shares all its words with the evidence, so the top-level ANDs are
-# turned into ORs and ts_rank_cd rewards the events that cover more of them.
-_LEXICAL_SQL = """
-WITH q AS (
-    SELECT replace(websearch_to_tsquery('english', :query)::text, ' & ', ' | ')::tsquery AS tsq
+# The events matching any of the finding terms (an OR over the GIN index; a question rarely shares
+# all its words with the evidence), best `limit` by cover density, and their frequencies of every
+# query term, read out of their tsvectors in the database (unnest) rather than shipping and parsing
+# whole tsvectors; length() is BM25's document length (distinct lexemes).
+_LEXICAL_TF_SQL = """
+WITH m AS (
+    SELECT e.id, e.search_tsv
+    FROM events e
+    WHERE {filters} AND e.search_tsv @@ CAST(:match AS tsquery)
+    ORDER BY ts_rank_cd(e.search_tsv, CAST(:match AS tsquery), 1) DESC, e.id
+    LIMIT :limit
 )
-SELECT e.id, ts_rank_cd(e.search_tsv, q.tsq, 1) AS score
-FROM events e, q
-WHERE {filters} AND e.search_tsv @@ q.tsq
-ORDER BY score DESC, e.id
-LIMIT :limit
-"""
-
-
-_LEXICAL_DOCS_SQL = """
-WITH q AS (
-    SELECT replace(websearch_to_tsquery('english', :query)::text, ' & ', ' | ')::tsquery AS tsq
-)
-SELECT e.id, e.search_tsv::text
-FROM events e, q
-WHERE {filters} AND e.search_tsv @@ q.tsq
-ORDER BY ts_rank_cd(e.search_tsv, q.tsq, 1) DESC, e.id
-LIMIT :limit
+SELECT m.id, length(m.search_tsv), u.lexeme, coalesce(array_length(u.positions, 1), 1)
+FROM m, unnest(m.search_tsv) u
+WHERE u.lexeme = ANY(:terms)
 """
 
 _SCOPE_STATS_SQL = "SELECT count(*), coalesce(avg(length(e.search_tsv)), 0) FROM events e WHERE {filters}"
@@ -75,30 +68,74 @@ _SCOPE_STATS_SQL = "SELECT count(*), coalesce(avg(length(e.search_tsv)), 0) FROM
 def query_lexemes(conn: Connection, query: str) -> list[str]:
     """The stemmed, stop-word-free terms of a question, as full-text search sees them."""
     row = conn.execute(text("SELECT websearch_to_tsquery('english', :q)::text"), {"q": query}).scalar_one()
-    return sorted(set(_LEXEME.findall(row or "")))
+    return sorted({lex.replace("''", "'") for lex in _LEXEME.findall(row or "")})  # as unnest(tsvector) spells them
 
 
-def lexical_documents(conn: Connection, scope: Scope, query: str, limit: int) -> list[tuple[int, str]]:
-    """Events matching any query term, with their tsvector text (lexemes and positions).
+def lexical_term_frequencies(conn: Connection, scope: Scope, terms: Sequence[str], limit: int,
+                             finding: Sequence[str] | None = None) -> tuple[dict[int, dict[str, int]], dict[int, int]]:
+    """For the events holding any of the `finding` terms (default: all `terms`): ({pk: {term:
+    frequency}}, {pk: distinct lexemes}), frequencies counted for every term.
 
     The cap keeps the best `limit` by cover density; within one conversation it is rarely reached.
     """
+    if not terms:
+        return {}, {}
     where, params = _filters(scope)
-    params.update(query=query, limit=limit)
-    return [(r[0], r[1]) for r in conn.execute(text(_LEXICAL_DOCS_SQL.format(filters=where)), params)]
+    match = " | ".join("'" + t.replace("'", "''") + "'" for t in (finding or terms))
+    params.update(match=match, limit=limit, terms=list(terms))
+    tfs: dict[int, dict[str, int]] = {}
+    lengths: dict[int, int] = {}
+    for pk, dl, lexeme, tf in conn.execute(text(_LEXICAL_TF_SQL.format(filters=where)), params):
+        tfs.setdefault(pk, {})[lexeme] = int(tf)
+        lengths[pk] = int(dl)
+    return tfs, lengths
 
 
-def scope_stats(conn: Connection, scope: Scope) -> tuple[int, float]:
-    """(number of events, mean distinct lexemes per event) in the scope: BM25's N and avgdl."""
+def lexeme_shares(conn: Connection, max_age_s: float = 600.0) -> dict[str, float]:
+    """The share of events holding each of the most common lexemes, from PostgreSQL's own statistics
+    on `events.search_tsv` (ANALYZE samples them: no scan here); empty before the first ANALYZE.
+    Reused for `max_age_s` in this process."""
+    global _SHARES
+    now = time.monotonic()
+    if _SHARES is not None and now - _SHARES[0] < max_age_s:
+        return _SHARES[1]
+    row = conn.execute(text(
+        "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
+        "WHERE schemaname = current_schema() AND tablename = 'events' AND attname = 'search_tsv'")).first()
+    shares = dict(zip(row[0], (float(f) for f in row[1]))) if row and row[0] and row[1] else {}
+    _SHARES = (now, shares)
+    return shares
+
+
+_SHARES: tuple[float, dict[str, float]] | None = None
+
+
+def scope_stats(conn: Connection, scope: Scope, max_age_s: float | None = None) -> tuple[int, float]:
+    """(number of events, mean distinct lexemes per event) in the scope: BM25's N and avgdl.
+
+    Counting them reads every event of the scope, which grows with the tenant; they also barely move
+    from one query to the next, so each scope's pair is reused for `max_age_s` (the
+    `lexical_stats_ttl_s` setting; 0 counts every time).
+    """
+    if max_age_s is None:
+        from app.settings import get_settings
+
+        max_age_s = get_settings().lexical_stats_ttl_s
+    key = (scope.tenant_id, scope.conversation_id, scope.speakers, scope.start, scope.end)
+    now = time.monotonic()
+    hit = _STATS.get(key)
+    if hit is not None and now - hit[0] < max_age_s:
+        return hit[1]
     where, params = _filters(scope)
     n, avg = conn.execute(text(_SCOPE_STATS_SQL.format(filters=where)), params).one()
+    if len(_STATS) >= _STATS_MAX:
+        _STATS.clear()  # many distinct scopes (time ranges): start over rather than grow
+    _STATS[key] = (now, (int(n), float(avg)))
     return int(n), float(avg)
 
 
-def lexical_candidates(conn: Connection, scope: Scope, query: str, limit: int) -> list[tuple[int, float]]:
-    where, params = _filters(scope)
-    params.update(query=query, limit=limit)
-    return [(r[0], float(r[1])) for r in conn.execute(text(_LEXICAL_SQL.format(filters=where)), params)]
+_STATS: dict[tuple, tuple[float, tuple[int, float]]] = {}  # per process: scope -> (when, (N, avgdl))
+_STATS_MAX = 4096
 
 
 # Iterative HNSW scans (pgvector >= 0.8) keep scanning until enough rows pass the filters,
@@ -134,3 +171,23 @@ def set_hnsw(conn: Connection, ef_search: int | None = None) -> None:
         ef_search = get_settings().hnsw_ef_search
     conn.execute(text("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
                       "set_config('hnsw.ef_search', :ef, true)"), {"ef": str(int(ef_search))})
+
+
+def event_vectors(conn: Connection, tenant_id: int, pks: Sequence[int], model: str) -> list[np.ndarray]:
+    """The stored vectors of these events (those that have one), in the order given."""
+    if not pks:
+        return []
+    rows = dict(conn.execute(text("SELECT event_pk, embedding::vector FROM embeddings WHERE tenant_id = :t "
+                                  "AND model = :m AND event_pk = ANY(:p)"),
+                             {"t": tenant_id, "m": model, "p": list(pks)}).all())
+    return [_as_array(rows[pk]) for pk in pks if pk in rows]
+
+
+def _as_array(v) -> np.ndarray:  # noqa: ANN001 - pgvector's Vector, or an array
+    return np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v, dtype=np.float32)
+
+
+def conversation_speakers(conn: Connection, tenant_id: int, conversation_id: str) -> list[str]:
+    """The speakers the engram layer has profiled in a conversation (one row each: no scan of the log)."""
+    return list(conn.execute(text("SELECT DISTINCT speaker FROM speaker_profiles WHERE tenant_id = :t "
+                                  "AND conversation_id = :c"), {"t": tenant_id, "c": conversation_id}).scalars())

@@ -56,6 +56,9 @@ class PipelineOptions(_Request):
     dense: bool | None = None
     derived: bool | None = None
     graph: bool | None = None
+    bundle: bool | None = None
+    expansion: bool | None = None
+    separation: bool | None = None
     window: bool | None = None
     recency: bool | None = None
     intent: bool | None = None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, HTTPException
 from sqlalchemy import Connection
 
-from app.api.deps import db, reader
+from app.api.deps import DB, reader
 from app.api.routes.query import llm_config, run_for
 from app.api.schemas import ANSWER_ERRORS, AnswerEvidence, AnswerIn, AnswerOut, ContextEntry
 from app.models.llm import LLMError, chat
@@ -18,7 +18,7 @@ router = APIRouter(prefix="/v1", tags=["query"], responses=ANSWER_ERRORS)
 
 
 @router.post("/answer", response_model=AnswerOut, summary="Answer a question from memory with the configured LLM")
-def answer(body: AnswerIn, who: Principal = Depends(reader), conn: Connection = Depends(db)) -> AnswerOut:
+def answer(body: AnswerIn, who: Principal = Depends(reader), conn: Connection = DB) -> AnswerOut:
     s = get_settings()
     cfg = llm_config(s, timeout_s=s.llm_timeout_s)
     if cfg is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, HTTPException, Query
 from sqlalchemy import Connection
 
-from app.api.deps import db, only_query_params, reader, writer
+from app.api.deps import DB, only_query_params, reader, writer
 from app.api.schemas import ROUTE_ERRORS, ConversationList, ConversationStatus, ConversationSummary
 from app.storage import events as store
 from app.storage.tenants import Principal
@@ -16,7 +16,7 @@ router = APIRouter(prefix="/v1/conversations", tags=["conversations"], responses
 @router.get("", response_model=ConversationList, summary="The tenant's conversations, most recently active first",
             dependencies=[only_query_params("limit")])
 def list_conversations(
-    limit: int = Query(200, ge=1, le=1000), who: Principal = Depends(reader), conn: Connection = Depends(db)
+    limit: int = Query(200, ge=1, le=1000), who: Principal = Depends(reader), conn: Connection = DB
 ) -> ConversationList:
     rows = store.list_conversations(conn, who.tenant_id, limit)
     return ConversationList(conversations=[
@@ -26,7 +26,7 @@ def list_conversations(
 
 @router.get("/{conversation_id}/status", response_model=ConversationStatus, summary="Indexing lag per layer",
             dependencies=[only_query_params()])
-def status(conversation_id: str, who: Principal = Depends(reader), conn: Connection = Depends(db)) -> ConversationStatus:
+def status(conversation_id: str, who: Principal = Depends(reader), conn: Connection = DB) -> ConversationStatus:
     events, pending = store.conversation_status(conn, who.tenant_id, conversation_id)
     return ConversationStatus(
         conversation_id=conversation_id, events=events, pending={layer: pending.get(layer, 0) for layer in LAYERS}
@@ -34,7 +34,7 @@ def status(conversation_id: str, who: Principal = Depends(reader), conn: Connect
 
 
 @router.delete("/{conversation_id}", summary="Forget a conversation: its events and everything derived from them")
-def delete_conversation(conversation_id: str, who: Principal = Depends(writer), conn: Connection = Depends(db)) -> dict:
+def delete_conversation(conversation_id: str, who: Principal = Depends(writer), conn: Connection = DB) -> dict:
     n = store.delete_conversation(conn, who.tenant_id, conversation_id)
     if n == 0:
         raise HTTPException(404, f"conversation {conversation_id!r} not found")
@@ -45,7 +45,7 @@ speakers_router = APIRouter(prefix="/v1/speakers", tags=["conversations"], respo
 
 
 @speakers_router.delete("/{speaker}", summary="Forget a speaker: every event they wrote and what was derived")
-def delete_speaker(speaker: str, who: Principal = Depends(writer), conn: Connection = Depends(db)) -> dict:
+def delete_speaker(speaker: str, who: Principal = Depends(writer), conn: Connection = DB) -> dict:
     n, conversations = store.delete_speaker(conn, who.tenant_id, speaker)
     if n == 0:
         raise HTTPException(404, f"speaker {speaker!r} not found")

@@ -8,7 +8,7 @@ from datetime import datetime
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 from sqlalchemy import Connection
 
-from app.api.deps import db, only_query_params, reader, writer
+from app.api.deps import DB, only_query_params, reader, writer
 from app.api.schemas import (
     ROUTE_ERRORS,
     EventBatch,
@@ -69,7 +69,7 @@ def post_events(batch: EventBatch, who: Principal = Depends(writer)) -> EventBat
 
 @router.get("/events/{id}", response_model=EventOut, summary="Read one event",
             dependencies=[only_query_params()])
-def get_event(id: int = Path(ge=1, le=PG_BIGINT_MAX), who: Principal = Depends(reader), conn: Connection = Depends(db)) -> EventOut:
+def get_event(id: int = Path(ge=1, le=PG_BIGINT_MAX), who: Principal = Depends(reader), conn: Connection = DB) -> EventOut:
     row = store.get_event(conn, who.tenant_id, id)
     if row is None:
         raise HTTPException(404, f"event {id} not found")
@@ -103,7 +103,7 @@ def list_events(
     limit: int = Query(100, ge=1, le=1000),
     cursor: str | None = Query(None, min_length=1, max_length=512, pattern=r"^[A-Za-z0-9_-]+$"),
     who: Principal = Depends(reader),
-    conn: Connection = Depends(db),
+    conn: Connection = DB,
 ) -> EventPage:
     after = _decode_cursor(cursor) if cursor else None
     rows = store.list_conversation(conn, who.tenant_id, conversation_id, limit + 1, after)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, HTTPException, Query
 from sqlalchemy import Connection
 
-from app.api.deps import db, only_query_params, reader
+from app.api.deps import DB, only_query_params, reader
 from app.api.layer_schemas import (
     AssertionOut,
     ContradictionOut,
@@ -46,7 +46,7 @@ def _known(conn: Connection, who: Principal, conversation_id: str) -> None:
 @router.get("/{conversation_id}/episodes", response_model=EpisodesOut,
             summary="Episodes: 6-hour gaps and topic shifts, each with an extractive summary")
 def episodes(conversation_id: str, layer_version: str | None = VERSION_Q, _q: None = only_query_params("layer_version"),
-             who: Principal = Depends(reader), conn: Connection = Depends(db)) -> EpisodesOut:
+             who: Principal = Depends(reader), conn: Connection = DB) -> EpisodesOut:
     _known(conn, who, conversation_id)
     version, eps = store.episodes_for(conn, who.tenant_id, conversation_id, layer_version)
     return EpisodesOut(conversation_id=conversation_id, layer_version=version, episodes=[
@@ -67,7 +67,7 @@ def timeline(
     layer_version: str | None = VERSION_Q,
     _q: None = only_query_params("entity", "attribute", "layer_version"),
     who: Principal = Depends(reader),
-    conn: Connection = Depends(db),
+    conn: Connection = DB,
 ) -> TimelineOut:
     _known(conn, who, conversation_id)
     version, assertions, contradictions = store.timeline_for(conn, who.tenant_id, conversation_id, layer_version,
@@ -98,7 +98,7 @@ def graph(
     layer_version: str | None = VERSION_Q,
     _q: None = only_query_params("entity", "query", "limit", "depth", "layer_version"),
     who: Principal = Depends(reader),
-    conn: Connection = Depends(db),
+    conn: Connection = DB,
 ) -> GraphOut:
     _known(conn, who, conversation_id)
     view = store.graph_neighbourhood(conn, who.tenant_id, conversation_id, [entity] if entity else None, limit,
@@ -125,7 +125,7 @@ def speakers(
     layer_version: str | None = VERSION_Q,
     _q: None = only_query_params("include_vectors", "layer_version"),
     who: Principal = Depends(reader),
-    conn: Connection = Depends(db),
+    conn: Connection = DB,
 ) -> SpeakersOut:
     _known(conn, who, conversation_id)
     version, profiles = store.profiles_for(conn, who.tenant_id, conversation_id, layer_version,

@@ -1,0 +1,63 @@
+"""The lexical stage against the real database: BM25's scope statistics reused within their age,
+and common terms (by PostgreSQL's own statistics) scoring without enumerating their events."""
+from __future__ import annotations
+
+import pytest
+
+
+def test_scope_stats_are_reused_within_their_age(engine):
+    """BM25's N and avgdl: counted once per scope and age, recounted after it (or every time at 0)."""
+    from sqlalchemy import event as sa_event
+
+    from app.storage.search import Scope, scope_stats
+    from tests.conftest import _make_tenant
+
+    tid, _ = _make_tenant(engine)
+    statements: list[str] = []
+
+    def count(conn, cursor, statement, *args):  # noqa: ANN001
+        statements.append(statement)
+
+    sa_event.listen(engine, "before_cursor_execute", count)
+    try:
+        with engine.connect() as conn:
+            first = scope_stats(conn, Scope(tid, "c"), max_age_s=60)
+            again = scope_stats(conn, Scope(tid, "c"), max_age_s=60)
+            n_cached = len(statements)
+            scope_stats(conn, Scope(tid, "c"), max_age_s=0)
+            scope_stats(conn, Scope(tid, "other"), max_age_s=60)
+    finally:
+        sa_event.remove(engine, "before_cursor_execute", count)
+    assert first == again == (0, 0.0)
+    assert n_cached == 1 and len(statements) == 3
+
+
+def test_lexeme_shares_come_from_postgres_statistics(client, tenant, engine, monkeypatch):
+    """After ANALYZE, a word in every event is known as common; the lexical stage then finds the
+    events of the rare term alone, and still scores the common one (BM25 over both)."""
+    from sqlalchemy import text
+
+    from app.pipeline.lexical import lexical_signal
+    from app.settings import get_settings
+    from app.storage import search
+    from app.storage.search import Scope
+    from tests.conftest import auth
+
+    tid, key = tenant
+    events = [{"conversation_id": "common", "event_id": str(i), "speaker": "A",
+               "content": f"the weather today is fine, number {i}" + (" and I visited Denver" if i == 7 else "")}
+              for i in range(300)]
+    assert client.post("/v1/events", headers=auth(key), json={"events": events}).status_code == 200
+    with engine.begin() as conn:
+        conn.execute(text("ANALYZE events"))
+    search._SHARES = None
+    with engine.connect() as conn:
+        shares = search.lexeme_shares(conn, max_age_s=0)
+        assert shares.get("weather", 0) > 0.05
+        small = lexical_signal(conn, Scope(tid, "common"), "weather in Denver", 50, max_share=0.05)
+        monkeypatch.setattr(get_settings(), "lexical_prune_above", 100)  # the scope counts as big
+        rare_only = lexical_signal(conn, Scope(tid, "common"), "weather in Denver", 50, max_share=0.05)
+        every = lexical_signal(conn, Scope(tid, "common"), "weather in Denver", 50, max_share=1.0)
+    assert len(small) == 50  # a small scope: every term finds, whatever the statistics say
+    assert len(rare_only) == 1 and len(every) == 50
+    assert rare_only[0][0] == every[0][0] and rare_only[0][1] == pytest.approx(every[0][1], rel=1e-6)  # same BM25
