@@ -24,7 +24,7 @@ def bm25(
     every document of the scope that contains any term (the SQL match guarantees it). A doc's
     length is `lengths[pk]` when given (its tf may list only the query's terms), else len(tf).
     `df_floor`: a term's document frequency is at least this (what the statistics know of a term
-    that did not find, or of one whose matches the cap cut)."""
+    that only scored: it was counted among the documents the other terms found)."""
     floor = df_floor or {}
     df = {t: max(sum(1 for _, tf in docs if t in tf), floor.get(t, 0.0)) for t in terms}
     n = max(n_docs, len(docs), 1)
@@ -75,5 +75,6 @@ def lexical_signal(
     tfs, lengths = lexical_term_frequencies(conn, scope, terms, max_docs, finding)
     if not tfs:
         return []
-    floor = {t: shares[t] * n_docs for t in terms if t in shares}
+    # a term that did not find was counted only among what the others found: its share says more
+    floor = {t: shares[t] * n_docs for t in terms if t in shares and t not in finding}
     return bm25(terms, list(tfs.items()), n_docs, avgdl, lengths, floor)[:limit]
