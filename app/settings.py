@@ -103,8 +103,8 @@ class Settings(BaseSettings):
     lexical_stats_ttl_s: float = 60.0  # BM25's N and avgdl per scope are recounted at most this often
     # In a scope of more than `lexical_prune_above` events, terms held by more than `lexical_common_share`
     # of all events only score, never find candidates (enumerating their matches is what grows).
-    lexical_common_share: float = 0.05
-    lexical_prune_above: int = 20000
+    lexical_common_share: float = 0.01  # bench/results/lexical-scale-*.md
+    lexical_prune_above: int = 5000
     rrf_k: int = 60
     lexical_enabled: bool = True
     dense_enabled: bool = True
