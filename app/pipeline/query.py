@@ -11,7 +11,6 @@ response can say why an item was chosen.
 from __future__ import annotations
 
 import math
-import re
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -362,7 +361,8 @@ def graph_signal(conn: Connection, scope: Scope, query: str, limit: int, found: 
     edges = [GEdge(e["src"], e["dst"], e["type"], float(e.get("weight") or 1.0))
              for e in view.edges if e["src"] in layer and e["dst"] in layer]
     graph = TypedGraph(layer, edges, event_of=event_of)
-    seeds = {n["key"]: seed_weight(n) for n in view.nodes if n["key"] in set(view.seeds)}
+    named = set(view.seeds)
+    seeds = {n["key"]: seed_weight(n) for n in view.nodes if n["key"] in named}
     found_by = GraphSignal(ppr=ppr_events(graph, seeds, top_k=limit * 4, explain=0))
     if anchors:
         # PRISM eqs. 2-5: from the events dense retrieval found (anchor cost 1 - cos), the backbone
