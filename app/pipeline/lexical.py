@@ -2,7 +2,8 @@
 
 PostgreSQL finds the events that share any stemmed term with the question (GIN index) and hands
 back how often each query term occurs in each and their lengths; BM25 (k1 = 1.2, b = 0.75) then
-weighs each shared term by how rare it is in the scope, which `ts_rank_cd` alone cannot do: "Denver" should count for more than "went".
+weighs each shared term by how rare it is in the scope, which `ts_rank_cd` alone cannot do:
+"Denver" should count for more than "went".
 """
 from __future__ import annotations
 

@@ -81,7 +81,7 @@ def lexical_term_frequencies(conn: Connection, scope: Scope, terms: Sequence[str
     if not terms:
         return {}, {}
     where, params = _filters(scope)
-    match = " | ".join("'" + t.replace("'", "''") + "'" for t in (finding or terms))
+    match = " | ".join(_tsquery_literal(t) for t in (finding or terms))
     params.update(match=match, limit=limit, terms=list(terms))
     tfs: dict[int, dict[str, int]] = {}
     lengths: dict[int, int] = {}
@@ -89,6 +89,11 @@ def lexical_term_frequencies(conn: Connection, scope: Scope, terms: Sequence[str
         tfs.setdefault(pk, {})[lexeme] = int(tf)
         lengths[pk] = int(dl)
     return tfs, lengths
+
+
+def _tsquery_literal(lexeme: str) -> str:
+    """A lexeme as a quoted tsquery operand (backslash and quote escaped), matched as it is."""
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
 def lexeme_shares(conn: Connection, max_age_s: float = 600.0) -> dict[str, float]:
