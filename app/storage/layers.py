@@ -794,9 +794,9 @@ def graph_neighbourhood(
     the conversation is read. With no names at all, the most mentioned entities are the seeds.
 
     `light` (the query path): edges without their JSON `meta`, nodes without `data`, and at most
-    `2 * limit` edges per hop and direction, those reaching `prefer_events` (the events other signals found)
-    first. A speaker's entity touches most of a conversation; without the preference the `limit`
-    would keep whichever neighbours sort first, not the ones that matter to this question."""
+    `2 * limit` edges per hop and direction, those reaching `prefer_events` (the events other
+    signals found) first. A speaker's entity touches most of a conversation; without the preference
+    the `limit` would keep whichever neighbours sort first, not the ones that matter to this question."""
     version = layer_version or _version(conn, tenant_id, conversation_id, "graph", prefer)
     view = GraphView(version, [], [], [])
     if version is None:
