@@ -127,6 +127,15 @@ def auth(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
 
+def accesses(engine, pks: list[int]) -> int:  # noqa: ANN001
+    """How many times retrieval handed out these events (the heat layer's access counts)."""
+    from sqlalchemy import text
+
+    with engine.connect() as conn:
+        return conn.execute(text("SELECT coalesce(sum(access_count), 0) FROM event_signals WHERE event_pk = ANY(:p)"),
+                            {"p": list(pks)}).scalar_one()
+
+
 @pytest.fixture(scope="session")
 def embedder():
     from app.models.embedder import get_embedder

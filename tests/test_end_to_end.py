@@ -10,7 +10,7 @@ import time
 import httpx
 import pytest
 
-from tests.conftest import own_queue
+from tests.conftest import accesses, own_queue
 from app.embedded import ServiceStack
 from app.storage import tenants
 
@@ -63,7 +63,7 @@ def test_post_index_and_find_by_meaning(tmp_path, database_url, redis_url, engin
             assert "dense;dur=" in c.post("/v1/query", json={"query": "cello", "conversation_id": "e2e"}
                                           ).headers["server-timing"]
             deadline = time.time() + 60
-            while _accesses(engine, handed) < len(handed):
+            while accesses(engine, handed) < len(handed):
                 assert time.time() < deadline, f"heat not bumped by the worker; logs in {tmp_path / 'logs'}"
                 time.sleep(0.5)
 
@@ -94,10 +94,3 @@ def test_post_index_and_find_by_meaning(tmp_path, database_url, redis_url, engin
         )).scalar_one()
     assert n == 5  # exactly one vector per event
 
-
-def _accesses(engine, pks: list[int]) -> int:
-    from sqlalchemy import text
-
-    with engine.connect() as conn:
-        return conn.execute(text("SELECT coalesce(sum(access_count), 0) FROM event_signals WHERE event_pk = ANY(:p)"),
-                            {"p": pks}).scalar_one()

@@ -2,9 +2,7 @@
 the per-stage trace, and heat bumped by retrieval."""
 from __future__ import annotations
 
-from sqlalchemy import text
-
-from tests.conftest import auth
+from tests.conftest import accesses, auth
 from tests.test_layers_wiring import build_all
 
 TURNS = [
@@ -68,21 +66,16 @@ def test_retrieval_bumps_heat(client, tenant, engine, monkeypatch):
     pks = load(client, key)
     build_all(pks)
 
-    def accesses() -> int:
-        with engine.connect() as conn:
-            return conn.execute(text("SELECT coalesce(sum(access_count), 0) FROM event_signals WHERE event_pk = ANY(:p)"),
-                                {"p": pks}).scalar_one()
-
     ask = {"query": "beagle Waffles", "conversation_id": "ql"}
     monkeypatch.setattr(get_settings(), "heat_on_query", "inline")
-    before = accesses()
+    before = accesses(engine, pks)
     out = client.post("/v1/query", headers=auth(key), json=ask).json()
-    assert accesses() == before + len(out["context_items"]) > before
+    assert accesses(engine, pks) == before + len(out["context_items"]) > before
 
     monkeypatch.setattr(get_settings(), "heat_on_query", "off")
-    before = accesses()
+    before = accesses(engine, pks)
     client.post("/v1/query", headers=auth(key), json=ask)
-    assert accesses() == before
+    assert accesses(engine, pks) == before
 
 
 def test_a_named_date_retrieves_what_was_said_or_meant_then(client, tenant):

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from app.pipeline.fusion import weighted_rrf
+
 ROCCHIO_ALPHA = 1.0
 ROCCHIO_BETA = 0.5
 FEEDBACK_DOCS = 3  # turns the question's vector is moved toward
@@ -41,11 +43,7 @@ def rocchio(query: np.ndarray, feedback: Sequence[np.ndarray], alpha: float = RO
 
 def feedback_ids(lists: Sequence[Sequence[int]], n: int = FEEDBACK_DOCS, k: int = 60) -> list[int]:
     """The `n` events the first-stage lists agree on most (plain reciprocal rank fusion)."""
-    score: dict[int, float] = {}
-    for ranked in lists:
-        for rank, pk in enumerate(ranked, start=1):
-            score[pk] = score.get(pk, 0.0) + 1.0 / (k + rank)
-    return sorted(score, key=lambda pk: (-score[pk], pk))[:n]
+    return [pk for pk, _ in weighted_rrf({str(i): ranked for i, ranked in enumerate(lists)}, k=k)[:n]]
 
 
 def hyde_messages(question: str) -> list[dict[str, str]]:
