@@ -162,3 +162,39 @@ def test_facet_ids_do_not_collide_with_an_entity_named_none():
     frag = RuleExtractor().extract(events)
     keys = [f.id for f in frag.facets] + [e.id for e in frag.entities] + [p.id for p in frag.facet_points]
     assert len(keys) == len(set(keys))
+
+
+# technical prose: every list item opens with a capitalised verb, and some of those verbs sit after a
+# colon mid-sentence too ("Next: Ensure ..."), which used to make them "known names" everywhere
+TECH = [
+    ("user", "How do I deploy the Flask app on Render? I want to ensure sessions survive restarts."),
+    ("assistant", "Steps: Ensure the secret key is set. Use a managed Postgres. Ensure the worker restarts."),
+    ("assistant", "Next: Ensure migrations run first, then use gunicorn to serve Flask and ensure logs persist."),
+    ("user", "Thanks. I'll use Render and ensure the key stays secret; Priya reviews the deploy."),
+    ("assistant", "Good plan. Use environment variables, and ask Priya to check the API limits."),
+]
+
+
+def _tech_events():
+    return [LayerEvent(f"T{i}", s, t, MON + timedelta(minutes=i), "conv-t", seq=i) for i, (s, t) in enumerate(TECH)]
+
+
+def test_common_words_are_those_mostly_written_in_lower_case():
+    from app.layers.text import common_words
+
+    common = common_words(t for _, t in TECH)
+    assert {"ensure", "use"} <= common  # lower case about as often as capitalised
+    assert not {"priya", "flask", "render"} & common  # names are (almost) never lower case
+    assert "api" not in common  # an acronym has no lower-case letters after its capital to count
+
+
+def test_capitalised_ordinary_words_are_not_entities_but_names_still_are():
+    facts = RuleExtractor().facts(_tech_events())
+    names = Counter(n for f in facts for n, _ in f.entities)
+    assert not {"Ensure", "Use", "Next", "Steps"} & set(names), names
+    assert names["Priya"] == 2 and names["Render"] >= 2 and names["Flask"] >= 2
+    assert names["API"] == 1
+    # a multi-word run keeps an ordinary word: it is part of a name there
+    from app.layers.text import capitalised_spans
+
+    assert capitalised_spans("We met at the Use Case Summit.", common=frozenset({"use"})) == ["Use Case Summit"]

@@ -137,6 +137,20 @@ def test_reranker_loads_a_local_cross_encoder_and_scores_pairs(tiny_cross_encode
     assert sorted(r.ce for r in out) == pytest.approx(sorted(s1.tolist()), abs=1e-6)
 
 
+def test_length_sorted_batches_give_each_passage_its_own_score(tiny_cross_encoder):
+    """Pairs are scored shortest first in small batches; the scores must come back in the caller's
+    order and equal each pair scored alone (fp32: padding is masked, so the batch does not matter)."""
+    from app.models.reranker import Reranker
+
+    texts = ["Ben: a much longer turn about the dog, the snow, the lake and the long walk we took after lunch",
+             "Ana: hi", "Ana: we moved to Denver last spring", "Cy: ok", "Ben: my dog loves snow and cold weather"]
+    batched = Reranker(tiny_cross_encoder, max_length=64, batch_size=2, quantize=False)
+    alone = [batched.score("Where does Ana live?", [t])[0] for t in texts]
+    got = batched.score("Where does Ana live?", texts)
+    assert got == pytest.approx(alone, abs=1e-5)
+    assert len(set(np.round(got, 5))) == len(texts)  # distinct scores, so a mis-ordering would show
+
+
 def test_reranker_fails_loudly_without_a_model(tmp_path):
     from app.models.reranker import Reranker, RerankerUnavailable
 

@@ -27,6 +27,7 @@ from app.layers.text import (
     NOT_NAMES,
     STOPWORDS,
     capitalised_spans,
+    common_words,
     content_words,
     norm_name,
     numbers_in,
@@ -35,7 +36,7 @@ from app.layers.text import (
 )
 from app.layers.timeparse import resolve_time_expressions
 
-LAYER_VERSION = "graph_extract/1"
+LAYER_VERSION = "graph_extract/2"  # 2: lone capitalised ordinary words are not names (common_words)
 
 Encode = Callable[[list[str]], np.ndarray]
 
@@ -224,13 +225,21 @@ class RuleExtractor:
         self.min_concept_events = min_concept_events
         self.max_concept_share = max_concept_share
         self._concepts: frozenset[str] = frozenset()
+        self._common: frozenset[str] = frozenset()
 
-    def known_names(self, events: Sequence[LayerEvent]) -> frozenset[str]:
+    def common_words(self, events: Sequence[LayerEvent]) -> frozenset[str]:
+        """Words this conversation mostly writes in lower case (`app.layers.text.common_words`);
+        capitalised alone they are formatting, not names. Speakers are names whatever their case."""
+        speakers = {norm_name(e.speaker) for e in events if e.speaker}
+        return common_words(e.content for e in events) - speakers
+
+    def known_names(self, events: Sequence[LayerEvent], common: frozenset[str] | None = None) -> frozenset[str]:
         """Speakers plus every name seen capitalised in mid-sentence somewhere in the conversation:
         such a name also counts when it opens a sentence."""
+        common = common if common is not None else self.common_words(events)
         known = {norm_name(e.speaker) for e in events if e.speaker}
         for e in events:
-            known.update(norm_name(s) for s in capitalised_spans(e.content))
+            known.update(norm_name(s) for s in capitalised_spans(e.content, common=common))
         return frozenset(k for k in known if k and k not in NOT_NAMES)
 
     def recurring_concepts(self, events: Sequence[LayerEvent]) -> frozenset[str]:
@@ -246,9 +255,11 @@ class RuleExtractor:
         events: Sequence[LayerEvent],
         known: frozenset[str] | None = None,
         concepts: frozenset[str] | None = None,
+        common: frozenset[str] | None = None,
     ) -> list[RawFact]:
         evs = in_time_order(events)
-        known = known if known is not None else self.known_names(evs)
+        self._common = common if common is not None else self.common_words(evs)
+        known = known if known is not None else self.known_names(evs, self._common)
         self._concepts = concepts if concepts is not None else self.recurring_concepts(evs)
         speaker_keys = {norm_name(e.speaker) for e in evs if e.speaker}
         out: list[RawFact] = []
@@ -281,7 +292,7 @@ class RuleExtractor:
         return out
 
     def _fact(self, ev: LayerEvent, clause: str, known: frozenset[str], speaker_keys: set[str]) -> RawFact | None:
-        spans = capitalised_spans(clause, known)
+        spans = capitalised_spans(clause, known, self._common)
         dates = resolve_time_expressions(clause, ev.occurred_at)
         cw = content_words(clause)
         if len(cw) < 2 and not spans and not numbers_in(clause) and not dates:

@@ -222,7 +222,8 @@ class LLMExtractor:
     def extract(self, events: Sequence[LayerEvent], episodes: Sequence[Episode] | None = None) -> GraphFragment:
         evs = in_time_order(events)
         eps = list(episodes) if episodes is not None else segment_episodes(evs)
-        known = self.rules.known_names(evs)
+        common = self.rules.common_words(evs)
+        known = self.rules.known_names(evs, common)
         facts: list[RawFact] = []
         stats = {"chunks": 0, "llm_chunks": 0, "fallback_chunks": 0, "fallback_reasons": {}}
         reasons: dict[str, int] = {}
@@ -234,7 +235,7 @@ class LLMExtractor:
                     stats["llm_chunks"] += 1  # type: ignore[operator]
                 except (httpx.HTTPError, ValidationError, ValueError, json.JSONDecodeError) as exc:
                     reasons[type(exc).__name__] = reasons.get(type(exc).__name__, 0) + 1
-                    chunk_facts = self.rules.facts(chunk, known)
+                    chunk_facts = self.rules.facts(chunk, known, common=common)
                     stats["fallback_chunks"] += 1  # type: ignore[operator]
                 offset = len(facts)
                 for f in chunk_facts:  # causes index the chunk's list; shift into the global list

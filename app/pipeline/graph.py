@@ -29,7 +29,7 @@ import re
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -46,8 +46,9 @@ PPR_TYPE_WEIGHTS = {"belongs_to": 1.0, "involves_entity": 1.0, "temporal": 0.5, 
                     "evolution": 0.7, "semantic": 0.3}
 
 
-@dataclass(frozen=True)
-class GEdge:
+class GEdge(NamedTuple):
+    """A typed edge. A named tuple, not a dataclass: the query path builds a few thousand per query."""
+
     src: str
     dst: str
     type: str
@@ -76,7 +77,7 @@ class TypedGraph:
     def __init__(self, nodes: Mapping[str, str], edges: Iterable[GEdge | tuple],
                  event_of: Mapping[str, Hashable] | None = None, labels: Mapping[str, str] | None = None):
         self.layer: dict[str, str] = dict(nodes)
-        self.edges: list[GEdge] = [e if isinstance(e, GEdge) else GEdge(*e) for e in edges]
+        self.edges: list[GEdge] = [e if type(e) is GEdge else GEdge(*e) for e in edges]
         for e in self.edges:
             for n in (e.src, e.dst):
                 if n not in self.layer:

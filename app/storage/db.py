@@ -5,7 +5,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import BigInteger, ColumnElement, Connection, Engine, any_, bindparam, create_engine, event
+from sqlalchemy.dialects.postgresql import ARRAY
 
 from app.settings import get_settings
 
@@ -67,3 +68,10 @@ def transaction(engine: Engine | None = None) -> Iterator[Connection]:
 def connect(engine: Engine | None = None) -> Iterator[Connection]:
     with (engine or get_engine()).connect() as conn:
         yield conn
+
+
+def any_pk(values, name: str = "pks") -> ColumnElement:
+    """`= ANY(:pks)` with the ids as one array parameter. `IN (...)` renders a placeholder per id, so
+    its statement text changes with every list length: psycopg can never prepare it, and rendering a
+    few hundred placeholders costs more than the index lookup it asks for."""
+    return any_(bindparam(name, [int(v) for v in values], type_=ARRAY(BigInteger)))

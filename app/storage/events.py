@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import Connection, and_, func, or_, select, text, tuple_
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
+from app.storage.db import any_pk
 from app.storage.models import Event, IndexingState
 
 EVENT_COLUMNS = (
@@ -115,7 +116,7 @@ def get_event(conn: Connection, tenant_id: int, pk: int) -> EventRow | None:
 def get_events(conn: Connection, tenant_id: int, pks: list[int]) -> dict[int, EventRow]:
     if not pks:
         return {}
-    res = conn.execute(select(*EVENT_COLUMNS).where(Event.tenant_id == tenant_id, Event.id.in_(pks)))
+    res = conn.execute(select(*EVENT_COLUMNS).where(Event.tenant_id == tenant_id, Event.id == any_pk(pks))).all()
     return {r.id: _row(r) for r in res}
 
 

@@ -16,16 +16,19 @@ Readers for the query side: `signals_for`, `episodes_for`, `episode_of`, `supers
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Any, Collection, Iterable, Sequence
 
 import numpy as np
-from sqlalchemy import Connection, bindparam, delete, func, select, text, tuple_, update
+from sqlalchemy import BigInteger, Connection, Text, any_, bindparam, delete, func, select, text, tuple_, update
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from app.layers.heat import HeatRecord, bump as heat_bump, compute_heat, new_record
 from app.layers.text import norm_name
+from app.storage.db import any_pk
 from app.storage.events import EVENT_COLUMNS, EventRow
 from app.storage.search import set_hnsw
 from app.storage.models import (
@@ -576,7 +579,7 @@ def signals_for(conn: Connection, tenant_id: int, pks: Iterable[int]) -> dict[in
         s.event_pk, s.conversation_id, s.surprise, s.surprise_facts, s.salience, s.importance, s.episode_index,
         s.superseded_by_event_pk, s.entities, s.resolved_dates, s.time_mentions, s.search_extra, s.heat,
         s.heat_stage, s.access_count, s.last_access_at,
-    ).where(s.tenant_id == tenant_id, s.event_pk.in_(ids)))
+    ).where(s.tenant_id == tenant_id, s.event_pk == any_pk(ids))).all()
     out = {}
     for r in res:
         out[r[0]] = EventSignalsView(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], tuple(r[8] or ()),
@@ -590,7 +593,7 @@ def superseding(conn: Connection, tenant_id: int, pks: Iterable[int]) -> dict[in
     if not ids:
         return {}
     res = conn.execute(select(EventSignals.event_pk, EventSignals.superseded_by_event_pk).where(
-        EventSignals.tenant_id == tenant_id, EventSignals.event_pk.in_(ids),
+        EventSignals.tenant_id == tenant_id, EventSignals.event_pk == any_pk(ids),
         EventSignals.superseded_by_event_pk.is_not(None)))
     return {r[0]: r[1] for r in res}
 
@@ -817,25 +820,24 @@ def graph_neighbourhood(
     view.seeds = list(nodes)
     frontier = list(nodes)
     edges: dict[tuple[str, str, str], dict] = {}
+    rank = _edge_rank(set(prefer_events))
     for _ in range(max(0, depth)):
         if not frontier or len(nodes) >= limit:
             break
         found = _edges_touching(conn, tenant_id, conversation_id, version, frontier,
                                 cap=2 * limit if light else max(200, 20 * limit), light=light,
                                 prefer_events=prefer_events)
-        preferred = set(prefer_events)
-        found.sort(key=lambda e: (not _reaches(e, preferred), _EDGE_ORDER.get(e["type"], 9), e["src"], e["dst"]))
-        wanted: list[str] = []
+        found.sort(key=rank)
+        wanted: dict[str, None] = {}  # insertion-ordered set: the best-sorted edges' nodes first
         for e in found:
             edges.setdefault((e["src"], e["dst"], e["type"]), e)
             for k in (e["src"], e["dst"]):
-                if k not in nodes and k not in wanted:
-                    wanted.append(k)
+                if k not in nodes:
+                    wanted[k] = None
         room = limit - len(nodes)
         if len(wanted) > room:
             view.truncated = True
-            wanted = wanted[:room]
-        new = _nodes(conn, tenant_id, conversation_id, version, wanted, light=light)
+        new = _nodes(conn, tenant_id, conversation_id, version, list(wanted)[:room], light=light)
         for n in new:
             nodes[n["key"]] = n
         frontier = [n["key"] for n in new]
@@ -845,24 +847,44 @@ def graph_neighbourhood(
     return view
 
 
-def _reaches(edge: dict, events: set[int]) -> bool:
-    return bool(events) and (edge.get("src_event_pk") in events or edge.get("dst_event_pk") in events)
+def _edge_rank(preferred: set[int]):
+    """Sort key for a hop's edges: those reaching a preferred event first, then by type, then by name
+    (deterministic). A few thousand edges per query, so no helper calls inside the key."""
+    order = _EDGE_ORDER
+    if not preferred:
+        return lambda e: (order.get(e["type"], 9), e["src"], e["dst"])
+    return lambda e: (e["src_event_pk"] not in preferred and e["dst_event_pk"] not in preferred,
+                      order.get(e["type"], 9), e["src"], e["dst"])
+
+
+@lru_cache(maxsize=None)
+def _edges_stmt(towards: str, light: bool, preferring: bool):
+    """Edges whose `towards` end ("src" or "dst") is one of :keys, built once per shape: every value
+    is a bind parameter, keys and events arrays (= ANY) rather than one placeholder per value, so the
+    statement's text never changes and psycopg prepares it once."""
+    g = GraphEdge
+    col, other = (g.src, g.dst_event_pk) if towards == "src" else (g.dst, g.src_event_pk)
+    cols = (g.src, g.dst, g.type, g.weight, g.src_event_pk, g.dst_event_pk) + (() if light else (g.meta,))
+    stmt = select(*cols).where(
+        g.tenant_id == bindparam("tenant"), g.conversation_id == bindparam("conv"),
+        g.layer_version == bindparam("version"), col == any_(bindparam("keys", type_=ARRAY(Text))))
+    if preferring:
+        # the few thousand edges of the frontier are sorted in the database so the cap keeps the
+        # preferred ones; without a preference no ORDER BY (it could tempt the planner into walking
+        # the primary key; the caller sorts)
+        stmt = stmt.order_by((other == any_(bindparam("prefer", type_=ARRAY(BigInteger)))).desc().nulls_last())
+    return stmt.limit(bindparam("cap"))
 
 
 def _edges_touching(conn: Connection, tenant_id: int, conversation_id: str, version: str, keys: list[str], cap: int,
                     light: bool = False, prefer_events: Collection[int] = ()) -> list[dict]:
-    g = GraphEdge
-    scope = (g.tenant_id == tenant_id, g.conversation_id == conversation_id, g.layer_version == version)
-    cols = (g.src, g.dst, g.type, g.weight, g.src_event_pk, g.dst_event_pk) + (() if light else (g.meta,))
+    params: dict[str, Any] = {"tenant": tenant_id, "conv": conversation_id, "version": version, "keys": list(keys),
+                              "cap": cap}
+    if prefer_events:
+        params["prefer"] = sorted(prefer_events)
     out = []
-    for col, other in ((g.src, g.dst_event_pk), (g.dst, g.src_event_pk)):
-        # two index range scans rather than one OR; without a preference no ORDER BY (it could tempt
-        # the planner into walking the primary key; the caller sorts). With one, the few thousand
-        # edges of the frontier are sorted in the database so the cap keeps the preferred ones.
-        stmt = select(*cols).where(*scope, col.in_(keys))
-        if prefer_events:
-            stmt = stmt.order_by(other.in_(list(prefer_events)).desc().nulls_last())
-        for r in conn.execute(stmt.limit(cap)):
+    for towards in ("src", "dst"):  # two index range scans rather than one OR
+        for r in conn.execute(_edges_stmt(towards, light, bool(prefer_events)), params).all():
             e = {"src": r[0], "dst": r[1], "type": r[2], "weight": r[3], "src_event_pk": r[4], "dst_event_pk": r[5]}
             if not light:
                 e["meta"] = r[6]
@@ -870,14 +892,21 @@ def _edges_touching(conn: Connection, tenant_id: int, conversation_id: str, vers
     return out
 
 
+@lru_cache(maxsize=None)
+def _nodes_stmt(light: bool):
+    n = GraphNode
+    cols = (n.key, n.kind, n.label, n.event_pk) + (() if light else (n.data,))
+    return select(*cols).where(n.tenant_id == bindparam("tenant"), n.conversation_id == bindparam("conv"),
+                               n.layer_version == bindparam("version"),
+                               n.key == any_(bindparam("keys", type_=ARRAY(Text))))
+
+
 def _nodes(conn: Connection, tenant_id: int, conversation_id: str, version: str, keys: list[str],
            light: bool = False) -> list[dict]:
     if not keys:
         return []
-    n = GraphNode
-    cols = (n.key, n.kind, n.label, n.event_pk) + (() if light else (n.data,))
-    res = conn.execute(select(*cols).where(
-        n.tenant_id == tenant_id, n.conversation_id == conversation_id, n.layer_version == version, n.key.in_(keys)))
+    res = conn.execute(_nodes_stmt(light),
+                       {"tenant": tenant_id, "conv": conversation_id, "version": version, "keys": list(keys)}).all()
     by_key = {r[0]: {"key": r[0], "kind": r[1], "label": r[2], "event_pk": r[3], "data": r[4] if not light else {}}
               for r in res}
     return [by_key[k] for k in keys if k in by_key]
