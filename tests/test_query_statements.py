@@ -107,3 +107,25 @@ def test_statements_per_query_do_not_grow_with_candidates(client, engine, convs)
     # and no single statement is repeated per candidate
     for shapes in runs.values():
         assert max(shapes[2].values()) <= 4, shapes[2]
+
+
+ARRAY_READS = ("FROM graph_edges", "FROM graph_nodes", "FROM event_signals", "FROM events")
+
+
+def test_id_and_key_lists_go_in_as_one_array_so_statement_texts_repeat(client, engine, convs):
+    """The graph hops and the candidate reads bind their key and id lists as one array (`= ANY`):
+    the same text whatever the list's length, so psycopg prepares it once. An `IN (...)` list renders
+    one placeholder per value, a new statement text for nearly every query."""
+    key = convs
+    texts: dict[str, set[str]] = {}
+    for conv in ("few", "many"):
+        body = {"query": QUESTION, "conversation_id": conv, "top_k": 10, "token_budget": 4000}
+        with statements(engine) as seen:
+            assert client.post("/v1/query", headers=auth(key), json=body).status_code == 200
+        texts[conv] = {" ".join(s.split()) for s in seen if any(t in s for t in ARRAY_READS)}
+    graph_reads = {t for t in texts["many"] if "graph_edges" in t or "graph_nodes" in t}
+    assert len(graph_reads) >= 2, texts["many"]  # the hops really ran
+    for t in texts["few"] | texts["many"]:
+        assert not re.search(r"IN \(%\(\w+\)s(::\w+)?, %\(", t), t
+    # the edge and node statements of the small graph are the large graph's, character for character
+    assert {t for t in texts["few"] if "graph_edges" in t} <= {t for t in texts["many"] if "graph_edges" in t}

@@ -151,6 +151,19 @@ def test_length_sorted_batches_give_each_passage_its_own_score(tiny_cross_encode
     assert len(set(np.round(got, 5))) == len(texts)  # distinct scores, so a mis-ordering would show
 
 
+def test_rerank_batching_benchmark_runs(tmp_path, tiny_cross_encoder):
+    from bench import rerank_batching
+
+    data = Path(__file__).resolve().parents[2] / "shared" / "data"
+    res = rerank_batching.main(["--data-dir", str(data), "--model", str(tiny_cross_encoder), "--datasets", "locomo",
+                                "--questions", "3", "--pairs", "5", "--batches", "8,2", "--repeats", "1",
+                                "--out-dir", str(tmp_path)])
+    rows = res["datasets"]["locomo"]["rows"]
+    assert [r["batch_size"] for r in rows] == [8, 2] and res["datasets"]["locomo"]["questions"] == 3
+    assert all(r["p50_ms"] > 0 and -1.0 <= r["spearman"] <= 1.0 and r["mean_abs_logit_diff"] >= 0 for r in rows)
+    assert "| 2 |" in next(tmp_path.glob("rerank-batching-*.md")).read_text()
+
+
 def test_reranker_fails_loudly_without_a_model(tmp_path):
     from app.models.reranker import Reranker, RerankerUnavailable
 

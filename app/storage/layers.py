@@ -16,9 +16,9 @@ Readers for the query side: `signals_for`, `episodes_for`, `episode_of`, `supers
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
+from functools import lru_cache
 from typing import Any, Collection, Iterable, Sequence
 
 import numpy as np
