@@ -105,6 +105,10 @@ class Settings(BaseSettings):
     # of all events only score, never find candidates (enumerating their matches is what grows).
     lexical_common_share: float = 0.01  # bench/results/lexical-scale-*.md
     lexical_prune_above: int = 5000
+    # ... and of the rarer terms, rarest first, only as many find as PostgreSQL expects to match at most
+    # this many events together (the rest score what those found): the rows ranked per query stop
+    # growing with the tenant
+    lexical_find_budget: int = Field(5000, ge=1)
     rrf_k: int = 60
     lexical_enabled: bool = True
     dense_enabled: bool = True

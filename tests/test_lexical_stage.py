@@ -2,6 +2,8 @@
 and common terms (by PostgreSQL's own statistics) scoring without enumerating their events."""
 from __future__ import annotations
 
+import math
+
 
 def test_scope_stats_are_reused_within_their_age(engine):
     """BM25's N and avgdl: counted once per scope and age, recounted after it (or every time at 0)."""
@@ -58,9 +60,15 @@ def test_lexeme_shares_come_from_postgres_statistics(client, tenant, engine, mon
         small = lexical_signal(conn, Scope(tid, "common"), "flumpering in Quixotrel", 50, max_share=common / 2)
         monkeypatch.setattr(get_settings(), "lexical_prune_above", 100)  # the scope counts as big
         rare_only = lexical_signal(conn, Scope(tid, "common"), "flumpering in Quixotrel", 50, max_share=common / 2)
-        every = lexical_signal(conn, Scope(tid, "common"), "flumpering in Quixotrel", 50, max_share=1.0)
+        every = lexical_signal(conn, Scope(tid, "common"), "flumpering in Quixotrel", 50, max_share=1.0,
+                               find_budget=math.inf)
+        # no share limit, but a budget of matches the common word alone would exceed: the rare one finds
+        n_docs = search.scope_stats(conn, Scope(tid, "common"), max_age_s=0)[0]
+        budgeted = lexical_signal(conn, Scope(tid, "common"), "flumpering in Quixotrel", 50, max_share=1.0,
+                                  find_budget=common * n_docs / 2)
         rare = lexical_signal(conn, Scope(tid, "common"), "Quixotrel", 50, max_share=1.0)
     assert len(small) == 50  # a small scope: every term finds, whatever the statistics say
-    assert len(rare_only) == 1 and len(every) == 50
-    assert rare_only[0][0] == every[0][0] == rare[0][0]
+    assert len(rare_only) == 1 and len(every) == 50 and len(budgeted) == 1
+    assert rare_only[0][0] == every[0][0] == rare[0][0] == budgeted[0][0]
     assert rare_only[0][1] > rare[0][1]  # "flumpering" did not find, but it still scored
+

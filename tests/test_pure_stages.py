@@ -148,3 +148,17 @@ def test_common_terms_score_but_do_not_find():
     assert finding_terms(["went", "realli"], shares, 0.05) == ["realli"]  # all common: the rarest still finds
     assert finding_terms(["went"], shares, 1.0) == ["went"]
 
+
+
+def test_finding_terms_stay_within_the_expected_match_budget():
+    from app.pipeline.lexical import finding_terms
+
+    shares = {"denver": 0.001, "hike": 0.004, "trail": 0.005, "went": 0.3}
+    terms = ["denver", "hike", "ski", "trail", "went"]
+    # 1M events: denver ~1,000 rows, hike ~4,000, trail ~5,000; "ski" is unlisted (rarer than any listed)
+    assert finding_terms(terms, shares, 0.01, 1_000_000, 5_000) == ["denver", "hike", "ski"]
+    assert finding_terms(terms, shares, 0.01, 1_000_000, 2_000) == ["denver", "ski"]
+    assert finding_terms(terms, shares, 0.01, 1_000_000, None) == ["denver", "hike", "ski", "trail"]  # share rule only
+    assert finding_terms(terms, shares, 0.01, 10_000, 5_000) == ["denver", "hike", "ski", "trail"]  # small: all fit
+    # the rarest term finds even when it alone is over the budget
+    assert finding_terms(["hike", "trail"], shares, 0.01, 1_000_000, 100) == ["hike"]

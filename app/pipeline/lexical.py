@@ -44,23 +44,42 @@ def bm25(
     return scored
 
 
-def finding_terms(terms: Sequence[str], shares: Mapping[str, float], max_share: float) -> list[str]:
+def finding_terms(terms: Sequence[str], shares: Mapping[str, float], max_share: float,
+                  n_docs: int = 0, budget: float | None = None) -> list[str]:
     """The terms used to find candidates: those held by at most `max_share` of the events (a term in
     every tenth event cannot single out evidence, and enumerating its events is what grows with the
-    tenant). All of them still count in BM25 for the events found. If every term is that common,
-    the rarest one still finds."""
-    rare = [t for t in terms if shares.get(t, 0.0) <= max_share]
-    return rare or sorted(terms, key=lambda t: (shares.get(t, 0.0), t))[:1]
+    tenant), and of those, rarest first, only as many as are expected to match at most `budget`
+    events together (share × `n_docs` each; a term the statistics do not list is rarer than any
+    they do, and always finds). All of them still count in BM25 for the events found. If every term
+    is that common, the rarest one still finds.
+
+    The budget is what keeps a tenant of a million events cheap: a question with three words each in
+    0.5% of the events would otherwise rank 15,000 events to keep 2,000, and the rarest word is the
+    one that singles out the evidence (BM25 weighs it most)."""
+    ranked = sorted(terms, key=lambda t: (shares.get(t, 0.0), t))
+    out: list[str] = []
+    expected = 0.0
+    for t in ranked:
+        share = shares.get(t, 0.0)
+        rows = share * n_docs
+        if share > max_share or (budget is not None and out and expected + rows > budget):
+            break  # every later term is at least as common
+        out.append(t)
+        expected += rows
+    return sorted(out) or ranked[:1]
 
 
 def lexical_signal(
-    conn: Connection, scope: Scope, query: str, limit: int, max_docs: int = 2000, max_share: float | None = None
+    conn: Connection, scope: Scope, query: str, limit: int, max_docs: int = 2000, max_share: float | None = None,
+    find_budget: float | None = None,
 ) -> list[tuple[int, float]]:
     """`max_share`: in a scope of more than `lexical_prune_above` events, terms held by more of the
     events than this only score, never find (None: the `lexical_common_share` setting; 1.0 lets
-    every term find). The shares are PostgreSQL's statistics over the whole table, so a small scope
-    (one conversation) keeps every term: enumerating its matches is cheap, and a word common across
-    all tenants may be the rare one in this conversation."""
+    every term find); `find_budget` (None: the `lexical_find_budget` setting; `math.inf` lifts it):
+    how many matches the finding terms may be expected to bring, together (`finding_terms`). The
+    shares are PostgreSQL's statistics over the whole table, so a small scope (one conversation)
+    keeps every term: enumerating its matches is cheap, and a word common across all tenants may be
+    the rare one in this conversation."""
     if not query.strip():
         return []
     terms = query_lexemes(conn, query)
@@ -70,9 +89,11 @@ def lexical_signal(
 
     s = get_settings()
     max_share = s.lexical_common_share if max_share is None else max_share
+    find_budget = s.lexical_find_budget if find_budget is None else find_budget
     n_docs, avgdl = scope_stats(conn, scope)
-    shares = lexeme_shares(conn) if max_share < 1.0 and n_docs > s.lexical_prune_above else {}
-    finding = finding_terms(terms, shares, max_share) if shares else terms
+    pruning = (max_share < 1.0 or find_budget != math.inf) and n_docs > s.lexical_prune_above
+    shares = lexeme_shares(conn) if pruning else {}
+    finding = finding_terms(terms, shares, max_share, n_docs, find_budget) if shares else terms
     tfs, lengths = lexical_term_frequencies(conn, scope, terms, max_docs, finding)
     if not tfs:
         return []
