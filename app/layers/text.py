@@ -165,10 +165,10 @@ def common_words(texts: Iterable[str], share: float = COMMON_SHARE, min_lower: i
     (and at least `min_lower` times): ordinary words that grammar or formatting capitalised.
 
     Technical prose capitalises every list item and heading ("Ensure the key is set", "Use a pool"),
-    so mid-sentence capitals alone do not make a name there. A person's name is almost never written in
-    lower case ("caroline": 0 of 129 uses in the first three LoCoMo conversations); "ensure" is lower case in
-    273 of its 526 uses in the first two BEAM conversations. Only words with an initial capital and lower case after it are counted, so
-    acronyms ("API") stay names."""
+    so mid-sentence capitals alone do not make a name there. A person's name is almost never written
+    in lower case ("caroline": 0 of 129 uses in the first three LoCoMo conversations); "ensure" is
+    lower case in 273 of its 526 uses in the first two BEAM conversations. Only words with an initial
+    capital and lower case after it are counted, so acronyms ("API") stay names."""
     low: Counter[str] = Counter()
     cap: Counter[str] = Counter()
     for text in texts:
