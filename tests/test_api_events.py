@@ -134,3 +134,28 @@ def test_status_counts_pending_embedding(client, tenant):
 def test_missing_event_is_404(client, tenant):
     _, key = tenant
     assert client.get("/v1/events/999999999", headers=auth(key)).status_code == 404
+
+
+def test_a_full_batch_is_stored_verbatim_position_by_position(client, tenant, engine):
+    """1,000 events in one POST (the largest batch): the rows go in as executemany pages and the
+    outbox from arrays, so check every field of every position, and one outbox row per layer."""
+    from workers.registry import LAYERS, OPTIONAL_LAYERS
+
+    tid, key = tenant
+    events = [{"conversation_id": f"big-{i % 3}", "event_id": f"b{i}", "speaker": "Ana" if i % 2 else "Ben",
+               "content": f"turn {i}: ünïcode ✓ and a 'quote' {'x' * (i % 50)}", "metadata": {"i": i, "tags": ["t"] * (i % 3)},
+               "occurred_at": f"2024-03-0{1 + i % 9}T10:{i % 60:02d}:00Z"} for i in range(1000)]
+    r = post(client, key, events)
+    assert r.status_code == 200, r.text
+    res = r.json()["results"]
+    assert [x["status"] for x in res] == ["created"] * 1000 and [x["event_id"] for x in res] == [e["event_id"] for e in events]
+    ids = [x["id"] for x in res]
+    with engine.connect() as conn:
+        stored = {row.id: row for row in conn.execute(select(Event).where(Event.id.in_(ids)))}
+        outbox = conn.execute(select(func.count()).select_from(IndexingState).where(IndexingState.event_pk.in_(ids))).scalar_one()
+    for pk, e in zip(ids, events):
+        row = stored[pk]
+        assert (row.conversation_id, row.event_id, row.speaker, row.content) == (
+            e["conversation_id"], e["event_id"], e["speaker"], e["content"])
+        assert row.metadata == e["metadata"] and row.occurred_at.isoformat().startswith(e["occurred_at"][:16])
+    assert outbox == 1000 * len([x for x in LAYERS if x not in OPTIONAL_LAYERS])

@@ -62,20 +62,25 @@ def reserve_ids(conn: Connection, n: int) -> list[int]:
 
 
 def insert_events(conn: Connection, rows: list[dict[str, Any]]) -> set[int]:
-    """Insert rows (each with an explicit `id`); return the ids actually inserted.
+    """Insert rows (each with an explicit `id`; keys are the model's attribute names); return the ids
+    actually inserted.
 
     A row whose (tenant, conversation, event_id) exists already is skipped, also when a
     concurrent transaction inserted it first: ON CONFLICT waits for that one and then skips.
+    The rows go as executemany parameters of one compiled statement, which SQLAlchemy sends in
+    multi-row pages ("insertmanyvalues"); `.values(rows)` would compile a bind parameter per value,
+    12,000 for a batch of 1,000, in Python, and that compile was most of a POST's time.
     """
     if not rows:
         return set()
-    stmt = (
-        pg_insert(Event)
-        .values(rows)
-        .on_conflict_do_nothing(constraint="uq_events_client_id")
-        .returning(Event.id)
-    )
-    return {r[0] for r in conn.execute(stmt)}
+    keys = {k for r in rows for k in r}
+    params = [{_EVENT_COLUMN_OF.get(k, k): r.get(k) for k in keys} for r in rows]
+    return {r[0] for r in conn.execute(_INSERT_EVENTS, params)}
+
+
+_EVENT_COLUMN_OF = {"metadata_": "metadata"}  # attribute name -> column name, where they differ
+_INSERT_EVENTS = (pg_insert(Event.__table__).on_conflict_do_nothing(constraint="uq_events_client_id")
+                  .returning(Event.__table__.c.id))
 
 
 def find_by_client_ids(conn: Connection, tenant_id: int, keys: list[tuple[str, str]]) -> dict[tuple[str, str], int]:
@@ -91,21 +96,21 @@ def find_by_client_ids(conn: Connection, tenant_id: int, keys: list[tuple[str, s
 
 
 def add_indexing_rows(conn: Connection, tenant_id: int, items: list[tuple[int, str]], layers: list[str]) -> None:
-    """Outbox rows, written in the event's own transaction (items are (event pk, conversation_id))."""
+    """Outbox rows, written in the event's own transaction (items are (event pk, conversation_id)):
+    one row per event and layer, from three array parameters in one statement."""
     if not items or not layers:
         return
-    conn.execute(
-        pg_insert(IndexingState)
-        .values(
-            [
-                {"event_pk": pk, "layer": layer, "tenant_id": tenant_id, "conversation_id": conv,
-                 "enqueued_at": func.now()}
-                for pk, conv in items
-                for layer in layers
-            ]
-        )
-        .on_conflict_do_nothing()
-    )
+    conn.execute(text(_OUTBOX_SQL), {"tenant_id": tenant_id, "pks": [pk for pk, _ in items],
+                                     "convs": [conv for _, conv in items], "layers": list(layers)})
+
+
+_OUTBOX_SQL = """
+INSERT INTO indexing_state (event_pk, layer, tenant_id, conversation_id, enqueued_at)
+SELECT e.pk, l.layer, :tenant_id, e.conv, now()
+FROM unnest(CAST(:pks AS bigint[]), CAST(:convs AS text[])) AS e(pk, conv)
+CROSS JOIN unnest(CAST(:layers AS text[])) AS l(layer)
+ON CONFLICT DO NOTHING
+"""
 
 
 def get_event(conn: Connection, tenant_id: int, pk: int) -> EventRow | None:
