@@ -79,15 +79,11 @@ def upsert_embeddings(
     """rows are (event pk, tenant_id, conversation_id); a re-run for the same model changes nothing."""
     if not rows:
         return
+    # executemany pages of one compiled statement (a `.values(list)` would compile a bind per value)
     conn.execute(
-        pg_insert(Embedding)
-        .values(
-            [
-                {"event_pk": pk, "model": model, "tenant_id": t, "conversation_id": c, "embedding": vec}
-                for (pk, t, c), vec in zip(rows, vectors)
-            ]
-        )
-        .on_conflict_do_nothing(index_elements=["event_pk", "model"])
+        pg_insert(Embedding).on_conflict_do_nothing(index_elements=["event_pk", "model"]),
+        [{"event_pk": pk, "model": model, "tenant_id": t, "conversation_id": c, "embedding": vec}
+         for (pk, t, c), vec in zip(rows, vectors)],
     )
 
 

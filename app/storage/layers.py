@@ -284,13 +284,13 @@ def replace_consolidation(
 def _upsert_signals(conn: Connection, tenant_id: int, conversation_id: str, rows: list[dict], columns: Sequence[str]) -> None:
     if not rows:
         return
-    for i in range(0, len(rows), 2000):
-        chunk = [{"tenant_id": tenant_id, "conversation_id": conversation_id, **r} for r in rows[i : i + 2000]]
-        stmt = pg_insert(EventSignals).values(chunk)
-        conn.execute(stmt.on_conflict_do_update(
-            index_elements=["event_pk"],
-            set_={**{c: getattr(stmt.excluded, c) for c in columns}, "updated_at": func.now()},
-        ))
+    stmt = pg_insert(EventSignals)
+    stmt = stmt.on_conflict_do_update(
+        index_elements=["event_pk"],
+        set_={**{c: getattr(stmt.excluded, c) for c in columns}, "updated_at": func.now()},
+    )
+    for i in range(0, len(rows), 2000):  # executemany pages of one compiled statement
+        conn.execute(stmt, [{"tenant_id": tenant_id, "conversation_id": conversation_id, **r} for r in rows[i : i + 2000]])
 
 
 def _clear_signals(conn: Connection, tenant_id: int, conversation_id: str, keep: list[int], columns: dict[str, Any]) -> None:
