@@ -151,10 +151,14 @@ def test_length_sorted_batches_give_each_passage_its_own_score(tiny_cross_encode
     assert len(set(np.round(got, 5))) == len(texts)  # distinct scores, so a mis-ordering would show
 
 
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "locomo").exists(), reason=f"no shared data at {SHARED_DATA}")
 def test_rerank_batching_benchmark_runs(tmp_path, tiny_cross_encoder):
     from bench import rerank_batching
 
-    data = Path(__file__).resolve().parents[2] / "shared" / "data"
+    data = SHARED_DATA
     res = rerank_batching.main(["--data-dir", str(data), "--model", str(tiny_cross_encoder), "--datasets", "locomo",
                                 "--questions", "3", "--pairs", "5", "--batches", "8,2", "--repeats", "1",
                                 "--out-dir", str(tmp_path)])
