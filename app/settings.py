@@ -123,6 +123,7 @@ class Settings(BaseSettings):
     intent_enabled: bool = True
     intent_weights_enabled: bool = True
     reweight_enabled: bool = True
+    asker_enabled: bool = True  # first-person questions prefer the user's own turns (needs event roles)
     reweight_depth: int = 100
     salience_floor: float | None = None
     rerank_enabled: bool = True  # used when a model is found at reranker_model_path

@@ -33,6 +33,7 @@ class Turn:
     content: str
     occurred_at: datetime
     metadata: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    role: str | None = None  # "user" / "assistant" where the data says (BEAM); LoCoMo's two people have none
 
     def to_event(self, conversation_id: str) -> dict[str, Any]:
         """The body of one event for `POST /v1/events`."""
@@ -43,6 +44,8 @@ class Turn:
             "content": self.content,
             "occurred_at": self.occurred_at.isoformat(),
         }
+        if self.role:
+            event["role"] = self.role
         if self.metadata:
             event["metadata"] = self.metadata
         return event
@@ -282,7 +285,8 @@ def beam_turns(chat: list[dict[str, Any]]) -> list[Turn]:
             content, cut = clip_utf8(str(t["content"]), MAX_CONTENT_BYTES)
             if cut:
                 meta["truncated_from_bytes"] = len(str(t["content"]).encode("utf-8"))
-            turns.append(Turn(str(int(t["id"])), str(t["role"]), content, anchor + timedelta(seconds=since), meta))
+            turns.append(Turn(str(int(t["id"])), str(t["role"]), content, anchor + timedelta(seconds=since), meta,
+                              role=str(t["role"])))
             since += 1
     return turns
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from app.pipeline.expansion import HYDE_SYSTEM, feedback_ids, rocchio, usable_passage
-from app.pipeline.separation import MIN_SPEAKERS, names_speaker, separated_speakers
+from app.pipeline.separation import MIN_SPEAKERS, asker_role, names_speaker, separated_speakers
 from app.settings import get_settings
 from tests.conftest import auth
 from tests.llm_server import LLMServer
@@ -56,6 +56,19 @@ GROUP = [  # six speakers; only Zoe talks about the boat, Ana talks about a boat
     ("Ana", "Pottery sounds fun, Cleo!"),
     ("Zoe", "Sailing on the lake every Sunday morning is my new routine."),
 ]
+
+
+@pytest.mark.parametrize("question, role", [
+    ("How many columns did I want to add to the table?", "user"),
+    ("what did i decide about the budget tracker", "user"),
+    ("Remind me which database my app uses", "user"),
+    ("Can you list the order in which I brought up the bugs?", "user"),
+    ("What did Caroline research?", None),
+    ('When did Ana say "I quit"?', None),  # quoted words are somebody else's
+    ("What is the MIME type of the upload?", None),  # "me" only as a whole word
+])
+def test_asker_role_is_the_users_for_first_person_questions(question, role):
+    assert asker_role(question) == role
 
 
 def load_group(client, key, conv: str, turns) -> list[int]:

@@ -205,3 +205,33 @@ def test_bundle_search_adds_the_events_one_typed_relation_away_from_the_dense_hi
         return next((i for i, (pk, _) in enumerate(hits) if pk == bridged), len(hits))
 
     assert rank(with_bundle) <= rank(plain)  # the bridge can only gain from the second list
+
+
+def test_first_person_question_prefers_the_users_own_turn(client, tenant):
+    """A user and an assistant: the assistant's reply repeats the user's words at length and outranks the
+    turn that says it, until the question's "I" points the asker prior at the user's turns."""
+    _, key = tenant
+    turns = [
+        ("user", "For my budget app I want every transaction to get a category column."),
+        ("assistant", "To add a column to the transactions table, run ALTER TABLE transactions ADD COLUMN; "
+                      "adding a column to a transactions table keeps its rows, and the new column starts "
+                      "empty, so backfill it for the old transactions afterwards."),
+        ("user", "Thanks. Also, the dashboard loads slowly."),
+        ("assistant", "A slow dashboard usually needs an index; add one on the date of each transaction."),
+    ]
+    events = [{"conversation_id": "asker", "event_id": str(i), "speaker": role, "role": role, "content": c,
+               "occurred_at": f"2024-03-01T10:0{i}:00Z"} for i, (role, c) in enumerate(turns)]
+    assert client.post("/v1/events", headers=auth(key), json={"events": events}).status_code == 200
+    ask = {"query": "Which column did I want to add to the transactions table?", "conversation_id": "asker",
+           "pipeline": {"rerank": False}}
+    off = client.post("/v1/query", headers=auth(key), json=ask | {"pipeline": {"rerank": False, "asker": False}}).json()
+    assert off["items"][0]["event_id"] == "1"  # the long reply wins on words and meaning
+    on = client.post("/v1/query", headers=auth(key), json=ask).json()
+    assert on["items"][0]["event_id"] == "0"
+    for it in on["items"]:
+        asker = [a for a in it["stages"].get("reweight", {}).get("adjustments", []) if a["stage"] == "asker"]
+        assert bool(asker) == (it["speaker"] == "user")
+    # third person: nothing to prefer
+    third = client.post("/v1/query", headers=auth(key), json=ask | {"query": "Which column should be added?"}).json()
+    assert not any(a["stage"] == "asker" for it in third["items"]
+                   for a in it["stages"].get("reweight", {}).get("adjustments", []))

@@ -118,3 +118,15 @@ def test_factors_never_lower_a_score_and_output_is_sorted(rows):
     for r in out.items:
         assert r.score >= r.base_score * 1.3 - 1e-12
         assert [r.rank_after for r in out.items] == list(range(1, len(out.items) + 1))
+
+
+def test_asker_factor_lifts_only_the_askers_own_turns():
+    cands = [Candidate("long reply", 1.0, speaker="assistant"), Candidate("said it", 0.8, speaker="user"),
+             Candidate("other", 0.9, speaker="user")]
+    out = reweight(cands, asker_turns={"said it"})
+    r = by_id(out)
+    assert r["said it"].score == pytest.approx(0.8 * 2.0)  # × (1 + β_a), β_a = 1
+    assert [a.stage for a in r["said it"].adjustments] == ["asker"]
+    assert r["long reply"].score == 1.0 and r["other"].score == 0.9
+    assert out.ids()[0] == "said it"
+    assert by_id(reweight(cands, asker_turns={"said it"}, config=ReweightConfig(asker=False)))["said it"].score == 0.8

@@ -229,6 +229,7 @@ class PipelineOptions(Strict):
     intent: StrictBool | None = None
     intent_weights: StrictBool | None = None
     reweight: StrictBool | None = None
+    asker: StrictBool | None = None
     salience_floor: Annotated[float, Interval(ge=0, le=1), Field(strict=True)] | None = None
     rerank: StrictBool | None = None
     rerank_top_n: Annotated[int, Interval(ge=1, le=200), BeforeValidator(_number_only)] | None = None

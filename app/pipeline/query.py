@@ -32,7 +32,7 @@ from app.pipeline.lexical import lexical_signal
 from app.pipeline.recipe import Recipe
 from app.pipeline.rerank import RerankCandidate, max_relevance, passage_text, question_type, rerank
 from app.pipeline.reweight import Candidate, ReweightConfig, reweight
-from app.pipeline.separation import WEIGHT_OF_DENSE as SEPARATION_WEIGHT, names_speaker, separated_speakers
+from app.pipeline.separation import WEIGHT_OF_DENSE as SEPARATION_WEIGHT, asker_role, names_speaker, separated_speakers
 from app.storage.events import EventRow, get_events, latest_event_time, neighbours
 from app.storage.layers import (
     EventSignalsView,
@@ -273,6 +273,7 @@ def _reweight(conn: Connection, scope: Scope, ranked: list[RankedItem], intent: 
         [_candidate(r.event, r.score, sig.get(r.event.id)) for r in head],
         time_window=intent.time_window,
         speaker_priors={sp: 1.0 for sp in named} or None,
+        asker_turns=asker_turns(query, [r.event for r in head]) if recipe.asker else (),
         knowledge_update=ku,
         newer={pk: _candidate(ev, 0.0, None) for pk, ev in newer_rows.items()},
         config=ReweightConfig(salience_floor=recipe.salience_floor),
@@ -296,6 +297,16 @@ def _reweight(conn: Connection, scope: Scope, ranked: list[RankedItem], intent: 
     for i, item in enumerate(tail, start=1):
         item.score = min(item.score, floor * (1.0 - 1e-6 * i))
     return result + tail
+
+
+def asker_turns(query: str, events: list[EventRow]) -> set[int]:
+    """A first-person question among turns of a user and another role: the user's own turns (f_asker).
+    Empty when the events carry no roles, or all share one (nothing to prefer)."""
+    role = asker_role(query)
+    roles = {e.role for e in events}
+    if role is None or role not in roles or len(roles) < 2:
+        return set()
+    return {e.id for e in events if e.role == role}
 
 
 def _candidate(ev: EventRow, score: float, s: EventSignalsView | None) -> Candidate:

@@ -12,6 +12,9 @@ identity), after candidates under the salience floor are dropped:
 * f_L0, speaker prior — when the question is about a person: ×(1 + β·prior), prior ∈ [0, 1] from the
   speaker engram (the named person's own turns 1.0, others by profile/style similarity), β = 0.25;
   profile/style results can also be injected at 0.8× / 0.9× the best existing score, as in the paper;
+* f_asker — ours, not the paper's: when a first-person question ("what did I decide") is asked of a
+  conversation between a user and an assistant, ×(1 + β_a) = ×2 for the user's own turns; the
+  assistant's replies repeat the user's words at greater length and outrank the turn that says it;
 * f_σ, surprise — ×(1 + 0.2·σ) for σ > 0 (L5 surprise index);
 * f_ku, knowledge update — when the question asks for a current value: a candidate superseded by a
   newer assertion is demoted (×0.85) and attached to the newest one in its chain, which is placed
@@ -22,7 +25,7 @@ Pure: data in, data out.
 """
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any
@@ -32,6 +35,7 @@ from app.pipeline.intent import Window, in_window, overlaps_window
 TEMPORAL_BOOST = 1.3
 SURPRISE_ALPHA = 0.2
 SPEAKER_BETA = 0.25
+ASKER_BETA = 1.0  # 0.25 / 0.5 / 1.0 measured on BEAM, tuned on conversations 1-8 and held out on 9-16 (docs/pipeline.md)
 SUPERSEDED_FACTOR = 0.85
 NEWER_MARGIN = 1.05
 PROFILE_INJECT_SCALE = 0.8
@@ -55,12 +59,14 @@ class Candidate:
 class ReweightConfig:
     temporal: bool = True
     speaker: bool = True
+    asker: bool = True
     surprise: bool = True
     knowledge_update: bool = True
     salience: bool = True
     temporal_boost: float = TEMPORAL_BOOST
     surprise_alpha: float = SURPRISE_ALPHA
     speaker_beta: float = SPEAKER_BETA
+    asker_beta: float = ASKER_BETA
     superseded_factor: float = SUPERSEDED_FACTOR
     salience_floor: float | None = None
 
@@ -145,6 +151,7 @@ def reweight(
     time_window: Window | None = None,
     speaker_priors: Mapping[str, float] | None = None,
     candidate_priors: Mapping[Hashable, float] | None = None,
+    asker_turns: Collection[Hashable] = (),
     knowledge_update: bool = False,
     newer: Mapping[Hashable, Candidate] | None = None,
     inject: Sequence[tuple[Candidate, str]] = (),
@@ -153,7 +160,8 @@ def reweight(
     """Apply eq. 4's factors to `candidates` (best first on input) and return them re-sorted.
 
     `speaker_priors` (speaker -> [0, 1]) and/or `candidate_priors` (id -> [0, 1], e.g. style-vector
-    similarity per message) are given only when the question is about a person. `knowledge_update`
+    similarity per message) are given only when the question is about a person. `asker_turns`: ids of
+    the asking user's own turns, given for a first-person question (f_asker). `knowledge_update`
     turns on the newest-assertion preference (the intent is knowledge_update). `newer` maps ids of
     superseding assertions to candidates the caller can supply when they were not retrieved.
     `inject`: extra (candidate, "profile" | "style") results from the speaker engram, scored at
@@ -200,6 +208,8 @@ def reweight(
             prior = min(1.0, max(0.0, prior))
             if prior > 0:
                 r._apply("speaker", 1.0 + config.speaker_beta * prior, f"speaker prior {prior:.2f}")
+        if config.asker and c.id in asker_turns:
+            r._apply("asker", 1.0 + config.asker_beta, "the asker's own turn (first-person question)")
         if config.surprise and c.surprise is not None and c.surprise > 0:
             r._apply("surprise", 1.0 + config.surprise_alpha * float(c.surprise), f"sigma {c.surprise:.2f}")
 

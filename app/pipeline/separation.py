@@ -1,5 +1,7 @@
-"""The separation list (True Memory stage 8): in a conversation with more than five speakers, the
-turns of the people the question names, closest in meaning first.
+"""Who the question is about. The separation list (True Memory stage 8): in a conversation with
+more than five speakers, the turns of the people the question names, closest in meaning first. And
+the asker's own turns: in a conversation between a user and an assistant, "what did I decide" is
+answered by what the user said, not by the assistant's longer replies that repeat the same words.
 
 With two or three speakers every turn is by someone the question could name, so a per-speaker list
 would rank almost everything and dilute the other signals; True Memory fires it only above five
@@ -28,3 +30,17 @@ def separated_speakers(query: str, speakers: Iterable[str]) -> tuple[str, ...]:
     if len(distinct) < MIN_SPEAKERS:
         return ()
     return tuple(s for s in distinct if names_speaker(query, s))
+
+
+# The question speaks for the person asking: "I", "me", "my", "mine", "myself" (and "I'm", "I've"...).
+# A quoted "I" is somebody else's words ("when did she say 'I quit'?"), so quotes are cut first.
+_FIRST_PERSON = re.compile(r"\b(?:I|me|my|mine|myself)\b", re.I)
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
+ASKER_ROLE = "user"  # the role (OpenAI-style `role` of an event) of whoever asks in the first person
+
+
+def asker_role(query: str) -> str | None:
+    """The event role a first-person question is about (the user's), or None. Lower-case "i" and
+    "me" are matched too: people type "what did i say"; "me" in "remind me" still points at the user."""
+    return ASKER_ROLE if _FIRST_PERSON.search(_QUOTED.sub(" ", query)) else None
+
