@@ -20,7 +20,7 @@ from bench.report import SERVICE
 
 # The switchable stages, in pipeline order (the keys of the query's "pipeline" object).
 STAGES = ("lexical", "dense", "expansion", "separation", "derived", "graph", "bundle", "window", "recency", "intent",
-          "intent_weights", "reweight", "rerank", "neighbours", "summaries")
+          "intent_weights", "reweight", "asker", "rerank", "neighbours", "summaries")
 OFF_VALUE: dict[str, Any] = {"neighbours": 0}  # a count, not a switch
 
 
