@@ -3,8 +3,8 @@ per conversation recompute the layer from the whole verbatim log in one transact
 
 Per conversation, under an advisory lock for (layer, tenant, conversation):
 
-1. snapshot the conversation's pending outbox rows for the layer; none -> nothing to do (the 15
-   other chunk tasks of a 1,000-event post find none: one recompute, not 16);
+1. snapshot the conversation's pending outbox rows for the layer; none -> nothing to do (the
+   other chunk tasks of a 1,000-event post find none: one recompute, not one per chunk);
 2. if a layer it depends on (`workers.registry.DEPENDS`) still has work pending there, stop: the
    layer that finishes last starts this one (`kick`), and the beat sweeper re-sends stale rows;
 3. read the log (time order; gated-out events left out) and, for layers that use them, the stored
