@@ -20,6 +20,17 @@ def test_token_counts(embedder):
     assert embedder.count_tokens_batch(["hello world", "a b c"]) == [2, 3]
 
 
+def test_token_counts_are_remembered_within_a_bound(embedder, monkeypatch):
+    from app.models import embedder as module
+
+    monkeypatch.setattr(module, "TOKEN_COUNT_CACHE", 3)
+    embedder.__dict__.pop("_token_counts", None)
+    texts = ["[2023-05-08 13:56] Ana: the support group was powerful", "a b c", "hello world", "one more line"]
+    assert [embedder.count_tokens(t) for t in texts] == embedder.count_tokens_batch(texts)
+    assert [embedder.count_tokens(t) for t in texts] == embedder.count_tokens_batch(texts)  # from memory
+    assert 0 < len(embedder._token_counts) <= 3
+
+
 def test_missing_model_path_fails_loudly(tmp_path):
     with pytest.raises(FileNotFoundError):
         Embedder(str(tmp_path), "nothing-here")

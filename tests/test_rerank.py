@@ -247,7 +247,7 @@ def test_train_reranker_end_to_end_on_a_tiny_model(tmp_path, tiny_cross_encoder)
     from app.training.reranker import TrainConfig, train_reranker, trained_on
 
     _tiny_locomo(tmp_path / "l.json")
-    cfg = TrainConfig(data_path=str(tmp_path / "l.json"), train_conversations=("conv-x",),
+    cfg = TrainConfig(data_path=str(tmp_path / "l.json"), train_conversations=("conv-x",), beam_conversations=(),
                       output_dir=str(tmp_path / "out"), base_model_path=str(tiny_cross_encoder), max_length=64,
                       negatives=2, pool=5, group_batch=2, epochs=2, cache_dir=None, freeze_layers=1, layers=1,
                       probe_steps=1, time_limit_s=120)
@@ -261,3 +261,34 @@ def test_train_reranker_end_to_end_on_a_tiny_model(tmp_path, tiny_cross_encoder)
     assert trained_on(tmp_path / "out") == {"conv-x"}
     with pytest.raises(ValueError, match="trained on"):
         evaluate(str(tmp_path / "out"), ["conv-x"], data_path=str(tmp_path / "l.json"))
+
+
+def test_beam_conversations_as_training_data(tmp_path):
+    """BEAM turns through the benchmark's own loader: sessions are batches, only questions with evidence,
+    and a reranker's report names them so no evaluation scores it on them."""
+    import json
+
+    from app.training.reranker import load_beam_convs, trained_on
+
+    d = tmp_path / "beam100k" / "1"
+    d.mkdir(parents=True)
+    (d / "chat.json").write_text(json.dumps([
+        {"batch_number": 1, "time_anchor": "March-15-2024", "turns": [[
+            {"role": "user", "id": 0, "content": "My sprint ends March 29."},
+            {"role": "assistant", "id": 1, "content": "Noted, March 29."}]]},
+        {"batch_number": 2, "turns": [[{"role": "user", "id": 2, "content": "It moved to April 5."}]]}]))
+    (d / "probing_questions.json").write_text(json.dumps({
+        "abstention": [{"question": "What did my boss say?", "ideal_response": "No information."}],
+        "knowledge_update": [{"question": "When does my sprint end?", "answer": "April 5",
+                              "source_chat_ids": "{'original_info': [0], 'updated_info': [2]}"}]}))
+    (conv,) = load_beam_convs(tmp_path, ["beam-1"])
+    assert [(t.id, t.speaker, t.session, t.index) for t in conv.turns] == [
+        ("0", "user", 1, 0), ("1", "assistant", 1, 1), ("2", "user", 2, 2)]
+    assert [(q.question, q.gold) for q in conv.questions] == [("When does my sprint end?", ("0", "2"))]
+    with pytest.raises(KeyError):
+        load_beam_convs(tmp_path, ["beam-2"])
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "training_report.json").write_text(json.dumps(
+        {"config": {"train_conversations": ["conv-26"], "beam_conversations": ["beam-1"]}}))
+    assert trained_on(tmp_path / "model") == {"conv-26", "beam-1"}
+

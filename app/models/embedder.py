@@ -101,6 +101,9 @@ def _word_pieces(path: Path):
     return tok
 
 
+TOKEN_COUNT_CACHE = 50_000  # lines whose token count is remembered per embedder (~10 MB)
+
+
 class Embedder:
     """Wraps a sentence-transformers model: normalised embeddings and exact token counts."""
 
@@ -147,8 +150,16 @@ class Embedder:
         return np.asarray(vecs).astype(np.float32, copy=False)
 
     def count_tokens(self, text: str) -> int:
-        """Word-piece tokens of `text`, without the [CLS]/[SEP] markers."""
-        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        """Word-piece tokens of `text`, without the [CLS]/[SEP] markers. Remembered per text: context
+        assembly counts the same verbatim lines for every question about a conversation (~90 per
+        query, 3-4 ms of tokenizing); emptied when full rather than tracked per use."""
+        counts = self.__dict__.setdefault("_token_counts", {})
+        n = counts.get(text)
+        if n is None:
+            if len(counts) >= TOKEN_COUNT_CACHE:
+                counts.clear()
+            n = counts[text] = len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        return n
 
     def count_tokens_batch(self, texts: list[str]) -> list[int]:
         encs = self._tokenizer.encode_batch(texts, add_special_tokens=False)

@@ -96,7 +96,9 @@ def assemble(
         nonlocal used
         if item.id in chosen:
             return
-        c = cost.setdefault(item.id, count_tokens(render_line(item)))
+        c = cost.get(item.id)
+        if c is None:
+            c = cost[item.id] = count_tokens(render_line(item))
         if used + c <= room:
             chosen[item.id] = item
             reasons[item.id] = reason

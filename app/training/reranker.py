@@ -38,7 +38,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from app.pipeline.rerank import passage_text
-from app.training.locomo import DEFAULT_LOCOMO, Conv, ConversationIndex, embed_conversations, load_locomo
+from app.training.locomo import DEFAULT_LOCOMO, QA, Conv, ConversationIndex, Turn, embed_conversations, load_locomo
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -46,6 +46,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 TRAIN_CONVERSATIONS = ("conv-26", "conv-30", "conv-41", "conv-42")
 HELDOUT_CONVERSATIONS = ("conv-43", "conv-44", "conv-47")
+# A user and an assistant talk differently from two friends: trained on LoCoMo alone, the reranker
+# cost BEAM's held-out conversations 9-16 r@10 and mrr (docs/pipeline.md). 1-8 train; 9-20 stay out.
+BEAM_TRAIN_CONVERSATIONS = tuple(f"beam-{i}" for i in range(1, 9))
 MINED_NEGATIVES = 7
 _HF_FILES = ("config.json", "model.safetensors", "pytorch_model.bin", "tokenizer.json", "tokenizer_config.json",
              "special_tokens_map.json", "vocab.txt")
@@ -55,6 +58,8 @@ _HF_FILES = ("config.json", "model.safetensors", "pytorch_model.bin", "tokenizer
 class TrainConfig:
     data_path: str = str(DEFAULT_LOCOMO)
     train_conversations: tuple[str, ...] = TRAIN_CONVERSATIONS
+    beam_data_dir: str | None = str(DEFAULT_LOCOMO.parent.parent)  # the folder holding beam100k/
+    beam_conversations: tuple[str, ...] = BEAM_TRAIN_CONVERSATIONS
     output_dir: str = "var/models/reranker-minilm"
     base_model_path: str | None = None  # None: the embedder's directory (settings.embedding_model_path)
     max_length: int = 128
@@ -153,8 +158,8 @@ def _cached_groups(cfg: TrainConfig, convs: Sequence[Conv],
                    encode: Callable[[list[str]], np.ndarray] | None) -> list[Group]:
     mined = max(cfg.negatives, MINED_NEGATIVES)  # mine once at the larger size; fewer = a prefix
     key_src = json.dumps([Path(cfg.data_path).stat().st_size, Path(cfg.data_path).stat().st_mtime_ns,
-                          sorted(cfg.train_conversations), mined, cfg.pool, cfg.max_groups_per_question,
-                          cfg.seed, cfg.base_model_path, "groups/1"])
+                          sorted(cfg.train_conversations), sorted(cfg.beam_conversations), cfg.beam_data_dir,
+                          mined, cfg.pool, cfg.max_groups_per_question, cfg.seed, cfg.base_model_path, "groups/1"])
     path = None
     if cfg.cache_dir:
         import hashlib
@@ -225,11 +230,13 @@ def train_reranker(cfg: TrainConfig | None = None, log: Callable[[str], None] = 
 
     t0 = time.perf_counter()
     convs = load_locomo(cfg.data_path, only=cfg.train_conversations)
+    if cfg.beam_conversations:
+        convs += load_beam_convs(cfg.beam_data_dir, cfg.beam_conversations)
     groups = _cached_groups(cfg, convs, encode)
     t_mine = time.perf_counter() - t0
     n_pairs = sum(1 + len(g.negatives) for g in groups) * cfg.epochs
     log(f"mined {len(groups)} groups ({n_pairs} pairs over {cfg.epochs} epoch(s)) from "
-        f"{', '.join(cfg.train_conversations)} in {t_mine:.1f}s")
+        f"{', '.join(cfg.train_conversations + cfg.beam_conversations)} in {t_mine:.1f}s")
 
     tmp_base = _prepare_base(base)
     try:
@@ -342,19 +349,43 @@ def train_reranker(cfg: TrainConfig | None = None, log: Callable[[str], None] = 
     return report
 
 
+def load_beam_convs(data_dir: str | Path | None, only: Sequence[str]) -> list[Conv]:
+    """BEAM conversations as training data, read by the benchmark's own loader (one parser of the
+    format): a turn's session is its batch; questions with evidence only (abstention has none)."""
+    from bench.datasets import load_beam
+
+    ds = load_beam(Path(data_dir or DEFAULT_LOCOMO.parent.parent))
+    missing = set(only) - {c.id for c in ds.conversations}
+    if missing:
+        raise KeyError(f"conversations not in {data_dir}: {sorted(missing)}")
+    convs = []
+    for c in ds.conversations:
+        if c.id not in only:
+            continue
+        turns = [Turn(t.event_id, t.speaker, t.content, t.occurred_at, int(t.metadata.get("batch") or 0), i)
+                 for i, t in enumerate(c.turns)]
+        qas = [QA(c.id, q.question, q.gold, q.category) for q in ds.questions if q.conversation_id == c.id and q.gold]
+        convs.append(Conv(c.id, turns, qas))
+    return convs
+
+
 def trained_on(model_path: str | Path) -> set[str]:
     """The conversations a saved reranker was trained on (empty when it has no report)."""
     p = Path(model_path) / "training_report.json"
     if not p.exists():
         return set()
-    return set(json.loads(p.read_text()).get("config", {}).get("train_conversations", []))
+    config = json.loads(p.read_text()).get("config", {})
+    return set(config.get("train_conversations", [])) | set(config.get("beam_conversations", []))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Fine-tune the MiniLM cross-encoder reranker on LoCoMo pairs.")
+    ap = argparse.ArgumentParser(description="Fine-tune the MiniLM cross-encoder reranker on LoCoMo and BEAM pairs.")
     d = TrainConfig()
     ap.add_argument("--data", default=d.data_path)
     ap.add_argument("--train", default=",".join(d.train_conversations), help="comma-separated sample ids")
+    ap.add_argument("--beam", default=",".join(d.beam_conversations),
+                    help="BEAM conversations to train on too, comma-separated (empty: LoCoMo only)")
+    ap.add_argument("--beam-data", default=d.beam_data_dir, help="the folder holding beam100k/")
     ap.add_argument("--out", default=d.output_dir)
     ap.add_argument("--base", default=None, help="base model directory (default: the embedder's)")
     ap.add_argument("--max-length", type=int, default=d.max_length)
@@ -370,6 +401,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--layers", type=int, default=None, help="keep only the bottom N transformer layers")
     a = ap.parse_args(argv)
     cfg = TrainConfig(data_path=a.data, train_conversations=tuple(x for x in a.train.split(",") if x),
+                      beam_conversations=tuple(x for x in a.beam.split(",") if x), beam_data_dir=a.beam_data,
                       output_dir=a.out, base_model_path=a.base, max_length=a.max_length, negatives=a.negatives,
                       pool=a.pool, epochs=a.epochs, lr=a.lr, group_batch=a.group_batch, threads=a.threads,
                       time_limit_s=a.time_limit, seed=a.seed, freeze_layers=a.freeze_layers,
