@@ -30,7 +30,7 @@ class Recipe:
     intent: bool = True  # route the question (rules, prototypes, LLM when configured)
     intent_weights: bool = True  # fuse with the intent's weight profile instead of the fixed weights
     reweight: bool = True  # True Memory eq. 4: time window, speaker, surprise, knowledge update, salience
-    asker: bool = True  # with reweight: a first-person question's speaker prior goes to the user's own turns
+    asker: bool = True  # with reweight: a first-person question doubles the user's own turns (events with roles)
     reweight_depth: int = 100  # how much of the fused list is reweighted (the rest keeps its order below)
     salience_floor: float | None = None  # drop candidates the gate scored below this (None = keep all)
     rerank: bool = True  # cross-encoder over the top N (only when a reranker model is installed)

@@ -43,4 +43,3 @@ def asker_role(query: str) -> str | None:
     """The event role a first-person question is about (the user's), or None. Lower-case "i" and
     "me" are matched too: people type "what did i say"; "me" in "remind me" still points at the user."""
     return ASKER_ROLE if _FIRST_PERSON.search(_QUOTED.sub(" ", query)) else None
-

@@ -83,4 +83,3 @@ def refresh_statistics(engine: Engine | None = None) -> None:
     dense search ran as a nested loop over every event pair, 28 ms instead of 2.5 (docs/pipeline.md)."""
     with (engine or get_engine()).connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         conn.exec_driver_sql("ANALYZE")
-
