@@ -352,6 +352,8 @@ def test_load_beam_from_files(tmp_path):
     }))
     ds = load_beam(tmp_path)
     assert [c.id for c in ds.conversations] == ["beam-1"]
+    # each turn is posted with its role, which the asker factor reads
+    assert [t.to_event("beam-1")["role"] for t in ds.conversations[0].turns] == ["user", "assistant"]
     q = {x.category: x for x in ds.questions}
     assert q["knowledge_update"].gold == ("0", "1") and q["knowledge_update"].conversation_id == "beam-1"
     assert q["abstention"].gold == () and q["abstention"].abstention
@@ -367,6 +369,7 @@ def test_load_locomo_from_file(tmp_path):
                {"question": "Adv?", "adversarial_answer": "y", "evidence": ["D1:1"], "category": 5}],
     }]))
     ds = load_locomo(tmp_path)
+    assert "role" not in ds.conversations[0].turns[0].to_event("conv-1")  # two people, no roles
     assert [(q.category, q.gold) for q in ds.questions] == [("single_hop", ("D1:1",)), ("adversarial", ("D1:1",))]
     assert ds.apart == ("adversarial",)
 
