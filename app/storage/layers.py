@@ -289,8 +289,8 @@ def _upsert_signals(conn: Connection, tenant_id: int, conversation_id: str, rows
         index_elements=["event_pk"],
         set_={**{c: getattr(stmt.excluded, c) for c in columns}, "updated_at": func.now()},
     )
-    for i in range(0, len(rows), 2000):  # executemany pages of one compiled statement
-        conn.execute(stmt, [{"tenant_id": tenant_id, "conversation_id": conversation_id, **r} for r in rows[i : i + 2000]])
+    # executemany of one compiled statement: the driver sends the rows in pages itself
+    conn.execute(stmt, [{"tenant_id": tenant_id, "conversation_id": conversation_id, **r} for r in rows])
 
 
 def _clear_signals(conn: Connection, tenant_id: int, conversation_id: str, keep: list[int], columns: dict[str, Any]) -> None:
