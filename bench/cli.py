@@ -172,6 +172,11 @@ def scale(
                                           "raw embedder (repeatable), e.g. PALIMPSEST_INDEX_CHUNK_SIZE=256."),
     dump: Path | None = typer.Option(None, "--dump", help="Only write the corpus of the largest size "
                                      "(events.jsonl, questions.jsonl) into this folder; no service."),
+    vectors: Path | None = typer.Option(None, "--vectors", help="A folder of `python -m bench.scale_vectors`: "
+                                        "each step's events below its last --api-events are seeded from it "
+                                        "(writer + COPY + one HNSW build) instead of posted."),
+    api_events: int = typer.Option(10_000, "--api-events", min=1, help="With --vectors: events per step "
+                                   "posted through the API and embedded by the worker."),
 ) -> None:
     """Cost from 10 thousand to 1 million events in one tenant: ingest, indexing, latency, recall, size, memory."""
     from bench.scale import ScaleOptions, run as run_scale
@@ -185,7 +190,8 @@ def scale(
     opts = ScaleOptions(sizes=_sizes(sizes), queries=queries, seed=seed, layers=layers, clients=clients,
                         batch=batch, raw_sample=raw_sample, out_dir=out_dir, var_dir=var_dir,
                         data_dir=data_dir or default_data_dir(), reranker=reranker, tag=tag,
-                        service_env=dict(kv.split("=", 1) for kv in service_env))
+                        service_env=dict(kv.split("=", 1) for kv in service_env),
+                        vectors=vectors, api_events=api_events)
     if dump:
         dump.mkdir(parents=True, exist_ok=True)
         corpus = Corpus(SourcePool.load(opts.data_dir), seed, assistant_share=opts.assistant_share)

@@ -57,6 +57,10 @@ class ScaleOptions:
     tag: str | None = None
     # PALIMPSEST_* settings for the service and the raw embedder alike (ablations: chunk size, threads, ...)
     service_env: dict[str, str] = field(default_factory=dict)
+    # A bench.scale_vectors folder: each step's events below its last `api_events` are seeded from it
+    # (bench/scale_seed.py) instead of posted, so 1M events fit in an hour on 2 cores. None: all posted.
+    vectors: Path | None = None
+    api_events: int = 10_000
 
 
 @dataclass
@@ -95,6 +99,8 @@ def run(opts: ScaleOptions, log: Log = print) -> tuple[dict[str, Any], dict[str,
     from app.storage.migrate import upgrade
     from bench.runner import Client
     from bench.scale_report import write
+    from bench.scale_seed import check as seed_check, seed
+    from bench.scale_vectors import SeedVectors
 
     from app.settings import get_settings
 
@@ -140,9 +146,20 @@ def run(opts: ScaleOptions, log: Log = print) -> tuple[dict[str, Any], dict[str,
         client.wait_ready()
         planted: list[Planted] = []
         done = 0
+        seeds = SeedVectors(opts.vectors) if opts.vectors else None
+        if seeds:
+            seed_check(seeds, corpus, get_settings().embedding_model_name)
+            result["vectors"] = {"folder": str(opts.vectors), **seeds.meta}
         for size in sizes:
-            log(f"--- {size:,} events: ingesting {size - done:,} more")
             point: dict[str, Any] = {"events": size}
+            seed_to = min(size - opts.api_events, seeds.events) if seeds else done
+            if seed_to > done:
+                log(f"--- {size:,} events: seeding {seed_to - done:,} from {opts.vectors}")
+                point["seeded"] = seed(engine, db_url.replace("postgresql+psycopg://", "postgresql://"), corpus,
+                                       tenant_id, done, seed_to, seeds, get_settings().embedding_model_name,
+                                       planted, log)
+                done = seed_to
+            log(f"--- {size:,} events: ingesting {size - done:,} more through the API")
             sample: list[str] = []
             point.update(_grow(corpus, client, engine, tenant_id, done, size, planted, sample, opts, log))
             point["raw_embed"] = _raw_embed(sample[:opts.raw_sample], log)

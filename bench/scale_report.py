@@ -26,6 +26,7 @@ def markdown(result: dict[str, Any]) -> str:
         f"`palimpsest bench scale --sizes {','.join(str(s) for s in o['sizes'])} "
         f"--queries {o['queries']} --seed {o['seed']} --layers {o['layers']}"
         + "".join(f" --service-env {k}={v}" for k, v in (o.get("service_env") or {}).items())
+        + (f" --vectors {o['vectors']} --api-events {o['api_events']}" if o.get("vectors") else "")
         + f"`; git {result['git'].get('commit')}"
         f"{' (dirty)' if result['git'].get('dirty') else ''}; {result['machine']['cpus']} CPUs. One tenant; "
         f"{o['batch']}-event POSTs, {o['clients']} in flight; queries one at a time, top_k {o['top_k']}, "
@@ -59,10 +60,30 @@ def markdown(result: dict[str, Any]) -> str:
         "- " + ("conversation-level layers parked (bench/scale_worker.py): their outbox rows are written and "
                 "stay pending" if o["layers"] == "embed" else "every layer ran (all-layers ev/s in the JSON)") + ".",
         "- recall@10: the planted event among the first 10 items; `n/a`: no cross-encoder installed.",
+        *_seeded(result),
         "- peak MB: the sum of VmHWM over the process and its children, since the service started.",
         "",
     ]
     return "\n".join(lines)
+
+
+def _seeded(result: dict[str, Any]) -> list[str]:
+    """How each seeded step was filled (bench/scale_seed.py): only its last events went through the API."""
+    pts = [p for p in result["points"] if p.get("seeded")]
+    if not pts:
+        return []
+    v = result.get("vectors") or {}
+    out = [f"- seeded steps: the events below each step's last {result['options']['api_events']:,} were written "
+           f"in-process by the service's writer, their vectors COPYed from `{v.get('folder')}` (computed by "
+           f"the same embedder on {v.get('device')} at {v.get('texts_per_s')} texts/s, float16) and the HNSW "
+           "index built once; the rates in the table are those of the step's posted events:"]
+    for p in pts:
+        s = p["seeded"]
+        out.append(f"  - {p['events']:,}: {s['events']:,} seeded; writer {s['write_s']:.0f} s "
+                   f"({s['events'] / max(s['write_s'], 1e-9):,.0f} events/s), vectors {s['vectors_s']:.0f} s, "
+                   f"HNSW build over {s['index_vectors']:,} vectors {s['index_build_s']:.0f} s, "
+                   f"ANALYZE {s['analyze_s']:.0f} s")
+    return out
 
 
 def _n(v: int | None) -> str:

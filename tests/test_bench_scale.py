@@ -162,3 +162,72 @@ def test_lexical_scale_bench_times_the_stage_as_the_service_runs_it(tmp_path):
                 m = size[scope][v]
                 assert m["p50_ms"] > 0 and m["recall_at_10"] == 1.0  # a coined word: lexical finds it
     assert "| 900 | tenant | before |" in next(out.glob("lexical-scale-*.md")).read_text()
+
+
+def _vectors(tmp_path, pool, events: int, seed: int = 7):
+    """A real `bench.scale_vectors` folder: the service's embedder on this machine's CPU."""
+    from app.models.embedder import get_embedder
+    from bench.scale_vectors import compute, folder
+
+    corpus = Corpus(pool, seed, assistant_share=0.0)
+    return compute(corpus, events, get_embedder(), folder(tmp_path / "vectors", seed, events), log=lambda m: None)
+
+
+def test_seed_vectors_are_the_embedders_and_checked_against_their_text(tmp_path, pool):
+    import numpy as np
+
+    from app.models.embedder import get_embedder
+    from bench.scale_vectors import SeedVectors, corpus_texts
+
+    path = _vectors(tmp_path, pool, 40)
+    vecs = SeedVectors(path)
+    assert vecs.events == 40 and vecs.meta["model"] == get_embedder().name and vecs.meta["device"] == "cpu"
+    texts = list(corpus_texts(Corpus(pool, 7, assistant_share=0.0), 0, 40))
+    want = get_embedder().encode(texts[30:])
+    got = np.stack([vecs.row(30 + i, t) for i, t in enumerate(texts[30:])])
+    assert np.allclose(got, want, atol=2e-3)  # float16 on disk
+    with pytest.raises(ValueError, match="differs"):
+        vecs.row(31, texts[30])  # another position's text: refused, not silently mismatched
+
+
+def test_seed_vectors_of_another_corpus_are_refused(tmp_path, pool):
+    from bench.scale_seed import check
+    from bench.scale_vectors import SeedVectors
+
+    vecs = SeedVectors(_vectors(tmp_path, pool, 5, seed=8))
+    with pytest.raises(ValueError, match="seed"):
+        check(vecs, Corpus(pool, 7, assistant_share=0.0), vecs.meta["model"])
+    check(vecs, Corpus(pool, 8, assistant_share=0.0), vecs.meta["model"])  # its own corpus passes
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+def test_seeded_point_posts_only_its_last_events(tmp_path, pool, database_url, redis_url, engine):
+    """With --vectors, a step's first events are written by the writer with their precomputed vectors and
+    one HNSW build; only its last `api_events` go through the API and the worker; queries find planted
+    facts among the seeded events too."""
+    from sqlalchemy import text
+
+    from bench.scale import ScaleOptions, run
+    from tests.conftest import own_queue
+
+    path = _vectors(tmp_path, pool, 1200)
+    opts = ScaleOptions(sizes=(1500,), queries=10, raw_sample=64, assistant_share=0.0, out_dir=tmp_path / "out",
+                        var_dir=tmp_path / "var", reranker=tmp_path / "no-reranker", database_url=database_url,
+                        redis_url=redis_url, queue=own_queue(), stall_s=300, vectors=path, api_events=300)
+    result, paths = run(opts, log=lambda m: None)
+    point = result["points"][0]
+    assert point["seeded"]["events"] == 1200 and point["created"] == 300
+    tenant = f"scale-{result['run_id']}"
+    with engine.connect() as conn:
+        tid = conn.execute(text("SELECT id FROM tenants WHERE name = :n"), {"n": tenant}).scalar_one()
+        n_vec, n_pending = conn.execute(text(
+            "SELECT (SELECT count(*) FROM embeddings WHERE tenant_id = :t), "
+            "(SELECT count(*) FROM indexing_state WHERE tenant_id = :t AND layer = 'embed' AND done_at IS NULL)"),
+            {"t": tid}).one()
+        index = conn.execute(text("SELECT indexdef FROM pg_indexes WHERE indexname = 'ix_embeddings_hnsw'")).scalar_one()
+    assert (n_vec, n_pending) == (1500, 0)
+    assert "hnsw" in index and "ef_construction='128'" in index  # rebuilt as the schema declares it
+    assert point["queries"]["tenant"]["recall_at_10"] >= 0.8
+    md = paths["markdown"].read_text()
+    assert "1,200 seeded" in md and "--vectors" in md

@@ -34,3 +34,18 @@ def test_token_counts_are_remembered_within_a_bound(embedder, monkeypatch):
 def test_missing_model_path_fails_loudly(tmp_path):
     with pytest.raises(FileNotFoundError):
         Embedder(str(tmp_path), "nothing-here")
+
+
+def test_the_device_is_a_setting_and_a_bad_one_fails_loudly(monkeypatch):
+    from app.models.embedder import get_embedder, load_embedder
+    from app.settings import get_settings
+
+    monkeypatch.setenv("PALIMPSEST_EMBEDDING_DEVICE", "cpu")
+    get_settings.cache_clear()
+    try:
+        assert get_embedder().device == "cpu"
+        s = get_settings()
+        with pytest.raises(RuntimeError):  # torch names the device it does not know
+            load_embedder(s.embedding_model_path, s.embedding_model_name, device="no-such-device")
+    finally:
+        get_settings.cache_clear()

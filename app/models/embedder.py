@@ -109,7 +109,7 @@ class Embedder:
 
     backend = "torch"
 
-    def __init__(self, model_path: str, name: str, batch_size: int = 64, threads: int = 0):
+    def __init__(self, model_path: str, name: str, batch_size: int = 64, threads: int = 0, device: str = "cpu"):
         from sentence_transformers import SentenceTransformer
 
         started = time.perf_counter()
@@ -123,7 +123,8 @@ class Embedder:
         self.name = name
         self.batch_size = batch_size
         self.threads = threads
-        self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+        self.device = device  # "cuda" on a GPU worker: the same weights, vectors equal to ~1e-6
+        self._model = SentenceTransformer(str(path), device=device, local_files_only=True)
         get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         self.dim = int(get_dim())
         self._tokenizer = _word_pieces(path)
@@ -237,7 +238,7 @@ class OnnxEmbedder(Embedder):
 
 @lru_cache(maxsize=4)
 def load_embedder(model_path: str, name: str, batch_size: int = 64, threads: int = 0, backend: str = "torch",
-                  onnx_path: str = "", quantize_cache: str | None = None) -> Embedder:
+                  onnx_path: str = "", quantize_cache: str | None = None, device: str = "cpu") -> Embedder:
     """`quantize_cache`: (onnx) the folder for the dynamic-int8 rewrite; None runs the file as shipped."""
     if backend == "onnx":
         return OnnxEmbedder(onnx_path or default_onnx_path(), model_path,
@@ -245,7 +246,7 @@ def load_embedder(model_path: str, name: str, batch_size: int = 64, threads: int
                             quantize_cache)
     if backend != "torch":
         raise ValueError(f"unknown embedding backend {backend!r}; one of {', '.join(BACKENDS)}")
-    return Embedder(model_path, name, batch_size, threads)
+    return Embedder(model_path, name, batch_size, threads, device)
 
 
 def get_embedder() -> Embedder:
@@ -255,7 +256,7 @@ def get_embedder() -> Embedder:
     s = get_settings()
     cache = str(Path(s.var_dir) / "models") if s.embedding_onnx_quantize else None
     return load_embedder(s.embedding_model_path, s.embedding_model_name, s.embedding_batch_size, s.torch_threads,
-                         s.embedding_backend, s.embedding_onnx_path, cache)
+                         s.embedding_backend, s.embedding_onnx_path, cache, s.embedding_device)
 
 
 @lru_cache(maxsize=2)

@@ -91,3 +91,39 @@ def count_embeddings(conn: Connection, model: str, pks: list[int]) -> int:
     return conn.execute(
         select(func.count()).select_from(Embedding).where(Embedding.model == model, Embedding.event_pk.in_(pks))
     ).scalar_one()
+
+
+# ---------------------------------------------------------------- the dense index, for bulk loads
+
+DENSE_INDEX = "ix_embeddings_hnsw"
+
+
+def _dense_index():
+    return next(ix for ix in Embedding.__table__.indexes if ix.name == DENSE_INDEX)
+
+
+def drop_dense_index(conn: Connection) -> None:
+    """Drop the HNSW index before a bulk load of vectors: inserting a million rows into the graph one
+    by one is far slower than building it once afterwards (`build_dense_index`). Dense search
+    falls back to an exact scan meanwhile, so do this only where no query needs it."""
+    conn.exec_driver_sql(f"DROP INDEX IF EXISTS {DENSE_INDEX}")
+
+
+def build_dense_index(conn: Connection, maintenance_work_mem: str = "2GB") -> None:
+    """(Re)create the HNSW index exactly as the schema declares it (m, ef_construction of migration
+    0003). `maintenance_work_mem` should hold the graph (~2 KB per 384-d vector): pgvector builds
+    many times faster when it fits, and says so in a NOTICE when it does not."""
+    conn.execute(select(func.set_config("maintenance_work_mem", maintenance_work_mem, True)))
+    _dense_index().create(conn, checkfirst=True)
+
+
+def mark_layer_done(conn: Connection, tenant_id: int, layer: str, after_pk: int) -> int:
+    """Mark `layer`'s outbox rows of the tenant's events after `after_pk` done (their work was done
+    in bulk, outside the workers); returns how many."""
+    res = conn.execute(
+        update(IndexingState)
+        .where(IndexingState.tenant_id == tenant_id, IndexingState.layer == layer,
+               IndexingState.event_pk > after_pk, IndexingState.done_at.is_(None))
+        .values(enqueued_at=func.coalesce(IndexingState.enqueued_at, func.now()), done_at=func.now())
+    )
+    return res.rowcount
