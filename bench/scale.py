@@ -302,13 +302,14 @@ def _raw_embed(texts: list[str], log: Log) -> dict[str, Any]:
 MODES = (("tenant", False), ("conversation", False), ("tenant", True), ("conversation", True))
 
 
-def _queries(client, planted: list[Planted], opts: ScaleOptions, log: Log) -> dict[str, Any]:
+def _queries(client, planted: list[Planted], opts: ScaleOptions, log: Log,
+             modes: tuple[tuple[str, bool], ...] = MODES) -> dict[str, Any]:
     """Every mode on the same planted pairs (spread over the tenant), one request at a time."""
     pairs = spread(planted, opts.queries)
     out: dict[str, Any] = {"pairs": len(pairs), "planted": len(planted)}
     if not pairs:
         return out
-    for scope, rerank in MODES:
+    for scope, rerank in modes:
         name = f"{scope}{'+rerank' if rerank else ''}"
 
         def body(p: Planted, scope: str = scope, rerank: bool = rerank) -> dict[str, Any]:
@@ -325,9 +326,12 @@ def _queries(client, planted: list[Planted], opts: ScaleOptions, log: Log) -> di
         for p in pairs[:3]:  # warm-up, untimed
             client.query(body(p))
         lat, hits, ranks = [], 0, []
+        stages: dict[str, list[float]] = {}
         for p in pairs:
             resp, ms = client.query(body(p))
             lat.append(ms)
+            for stage, sms in (resp.get("timings_ms") or {}).items():
+                stages.setdefault(stage, []).append(sms)
             got = [(it["conversation_id"], it.get("event_id")) for it in resp["items"][:opts.top_k]]
             rank = got.index((p.conversation_id, p.gold)) + 1 if (p.conversation_id, p.gold) in got else None
             hits += rank is not None
@@ -335,7 +339,9 @@ def _queries(client, planted: list[Planted], opts: ScaleOptions, log: Log) -> di
         out[name] = {"recall_at_10": round(hits / len(pairs), 4),
                      "mrr": round(sum(1 / r for r in ranks if r) / len(pairs), 4),
                      "p50_ms": round(_pct(lat, 50), 1), "p95_ms": round(_pct(lat, 95), 1),
-                     "mean_ms": round(statistics.mean(lat), 1)}
+                     "mean_ms": round(statistics.mean(lat), 1),
+                     # where the time went: the service's own per-stage wall times (Server-Timing)
+                     "stage_p50_ms": {k: round(_pct(v, 50), 1) for k, v in stages.items()}}
         log(f"  {name}: recall@10 {out[name]['recall_at_10']:.3f}, p50 {out[name]['p50_ms']} ms, "
             f"p95 {out[name]['p95_ms']} ms")
     return out

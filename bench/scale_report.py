@@ -51,6 +51,7 @@ def markdown(result: dict[str, Any]) -> str:
             f"| {_q(p, 'tenant+rerank', 'recall_at_10', '{:.3f}')} "
             f"| {_n(db.get('bytes_per_event'))} | {_n(db.get('database_bytes_per_event'))} "
             f"| {_mb(p, 'api')} | {_mb(p, 'worker')} |")
+    lines += _stage_table(result)
     lines += [
         "",
         "- committed: events acknowledged by `POST /v1/events` / seconds from the first to the last POST of the "
@@ -65,6 +66,23 @@ def markdown(result: dict[str, Any]) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _stage_table(result: dict[str, Any], mode: str = "tenant") -> list[str]:
+    """Median wall time per pipeline stage of the `mode` queries (the service's `timings_ms`), per size."""
+    rows = [(p["events"], ((p.get("queries") or {}).get(mode) or {}).get("stage_p50_ms")) for p in result["points"]]
+    rows = [(n, st) for n, st in rows if st]
+    if not rows:
+        return []
+    stages: list[str] = []
+    for _, st in rows:
+        stages += [k for k in st if k not in stages]
+    out = ["", f"Median milliseconds per stage, {mode}-scoped queries without the cross-encoder "
+           "(the service's own `timings_ms`):", "",
+           "| events | " + " | ".join(stages) + " |", "|" + " ---: |" * (len(stages) + 1)]
+    for n, st in rows:
+        out.append(f"| {n:,} | " + " | ".join(f"{st[k]:.1f}" if k in st else "—" for k in stages) + " |")
+    return out
 
 
 def _seeded(result: dict[str, Any]) -> list[str]:

@@ -231,3 +231,35 @@ def test_seeded_point_posts_only_its_last_events(tmp_path, pool, database_url, r
     assert point["queries"]["tenant"]["recall_at_10"] >= 0.8
     md = paths["markdown"].read_text()
     assert "1,200 seeded" in md and "--vectors" in md
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+def test_requery_asks_the_run_s_planted_questions_with_and_without_an_index(tmp_path):
+    """`python -m bench.scale_requery` on the database a (tiny, embedded) scale run left behind: both
+    variants are measured, the planted facts are found, and the index is left as migrated."""
+    from sqlalchemy import create_engine, text
+
+    from app.embedded import ensure_postgres
+    from bench.scale import ScaleOptions, _stop_embedded, run
+    from bench.scale_requery import main
+
+    var = tmp_path / "var"
+    run(ScaleOptions(sizes=(600,), queries=4, raw_sample=32, assistant_share=0.0, out_dir=tmp_path / "out",
+                     var_dir=var, reranker=tmp_path / "no-reranker", stall_s=300), log=lambda m: None)
+    assert main(["--index", "ix_events_tenant_time", "--rounds", "1", "--queries", "4", "--write-batches", "1",
+                 "--var-dir", str(var), "--out-dir", str(tmp_path / "out")]) == 0
+    result = json.loads(next((tmp_path / "out").glob("scale-requery-*.json")).read_text())
+    assert [r["variant"] for r in result["rounds"]] == ["without", "with"] and result["events"] == 600
+    for r in result["rounds"]:
+        assert r["tenant"]["recall_at_10"] >= 0.75 and r["tenant"]["stage_p50_ms"]["intent"] >= 0
+        assert r["writer_eps"] > 0
+    engine = create_engine(ensure_postgres(var))
+    try:
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM pg_indexes WHERE indexname = 'ix_events_tenant_time'")
+                                ).scalar_one() == 1
+            assert conn.execute(text("SELECT count(*) FROM events")).scalar_one() == 600 + 2 * 1000
+    finally:
+        engine.dispose()
+        _stop_embedded(var)

@@ -67,6 +67,8 @@ class Event(Base):
         # NULL event_ids never conflict, so events without a client id are always created.
         UniqueConstraint("tenant_id", "conversation_id", "event_id", name="uq_events_client_id"),
         Index("ix_events_conversation_time", "tenant_id", "conversation_id", "occurred_at", "id"),
+        # the newest event of a whole tenant (a tenant-wide query's reference time): migration 0004
+        Index("ix_events_tenant_time", "tenant_id", "occurred_at"),
         Index("ix_events_tsv", "search_tsv", postgresql_using="gin"),
     )
 
