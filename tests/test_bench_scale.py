@@ -188,6 +188,10 @@ def test_seed_vectors_are_the_embedders_and_checked_against_their_text(tmp_path,
     assert np.allclose(got, want, atol=2e-3)  # float16 on disk
     with pytest.raises(ValueError, match="differs"):
         vecs.row(31, texts[30])  # another position's text: refused, not silently mismatched
+    from bench.scale_vectors import embed_text
+    from workers.embed import embed_text as what_the_worker_encodes
+
+    assert embed_text("Ada", "hi there") == what_the_worker_encodes("Ada", "hi there")
 
 
 def test_seed_vectors_of_another_corpus_are_refused(tmp_path, pool):

@@ -123,7 +123,7 @@ class Embedder:
         self.name = name
         self.batch_size = batch_size
         self.threads = threads
-        self.device = device  # "cuda" on a GPU worker: the same weights, vectors equal to ~1e-6
+        self.device = device  # "cuda" on a GPU worker: same weights, cosine to the CPU's >= 0.9999999
         self._model = SentenceTransformer(str(path), device=device, local_files_only=True)
         get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         self.dim = int(get_dim())
