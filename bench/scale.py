@@ -28,6 +28,7 @@ from app.embedded import ServiceStack
 from bench.datasets import spread
 from bench.harness import REPO_ROOT, _git, default_data_dir, exclusive
 from bench.scale_data import Corpus, Event, Planted, SourcePool
+from bench.scale_vectors import embed_text
 
 Log = Callable[[str], None]
 DEFAULT_SIZES = (10_000, 100_000, 1_000_000)
@@ -202,8 +203,7 @@ def _batches(events: Iterator[tuple[Event, Planted | None]], size: int, planted:
         if p is not None:
             planted.append(p)
         if k % stride == 0:
-            # the text the embed task encodes (workers/embed.embed_text; not imported: it would start Celery)
-            sample.append(f"{ev['speaker']}: {ev['content']}")
+            sample.append(embed_text(ev["speaker"], ev["content"]))  # what the embed task encodes
         batch.append(ev)
         if len(batch) == size:
             yield batch

@@ -30,9 +30,9 @@ def _log(msg: str) -> None:
 
 def set_index(engine, name: str, present: bool) -> float:
     """Drop or (re)create a schema index by its name in the models; returns the seconds it took."""
-    from app.storage.models import Base
+    from app.storage.models import schema_index
 
-    index = next(ix for t in Base.metadata.tables.values() for ix in t.indexes if ix.name == name)
+    index = schema_index(name)
     t0 = time.perf_counter()
     with engine.begin() as conn:
         if present:
@@ -44,22 +44,6 @@ def set_index(engine, name: str, present: bool) -> float:
     return time.perf_counter() - t0
 
 
-def _write(engine, tenant_id: int, corpus, start: int, batches: int) -> tuple[float, int]:
-    """Write `batches` x 1,000 of the corpus' events from `start` as the API does (one transaction
-    each, outbox rows included; no tasks enqueued); returns events/s and the next position."""
-    from app.pipeline.writer import write_batch
-    from app.transfer import event_from_record
-    from workers.registry import LAYERS
-
-    stop = start + 1000 * batches
-    evs = [event_from_record(ev) for ev, _ in corpus.events(start, stop)]
-    t0 = time.perf_counter()
-    for i in range(0, len(evs), 1000):
-        with engine.begin() as conn:
-            write_batch(conn, tenant_id, evs[i:i + 1000], list(LAYERS))
-    return round(len(evs) / (time.perf_counter() - t0), 1), stop
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     from app.embedded import ensure_postgres
     from app.storage import tenants
@@ -69,6 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from bench.runner import Client
     from bench.scale import MODES, ScaleOptions, ScaleStack, _queries, _reranker_path, _stop_embedded
     from bench.scale_data import Corpus, SourcePool
+    from bench.scale_seed import WRITE_BATCH, write_events
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--index", required=True, help="the index to toggle (a name in app/storage/models.py)")
@@ -114,7 +99,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _log(f"round {r + 1}: {variant} {a.index} ({secs:.1f}s to set)")
                 out = _queries(client, planted, opts, _log, modes=modes)
                 if a.write_batches:
-                    out["writer_eps"], events = _write(engine, tid, corpus, events, a.write_batches)
+                    stop = events + WRITE_BATCH * a.write_batches
+                    out["writer_eps"] = round((stop - events) / write_events(engine, tid, corpus, events, stop), 1)
+                    events = stop
                     _log(f"  writer: {out['writer_eps']:.0f} events/s")
                 result["rounds"].append({"round": r + 1, "variant": variant, "set_s": round(secs, 1), **out})
     finally:

@@ -7,7 +7,7 @@ import numpy as np
 from sqlalchemy import Connection, func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-from app.storage.models import Embedding, IndexingState
+from app.storage.models import Embedding, IndexingState, schema_index
 
 
 def pending_among(conn: Connection, layer: str, pks: list[int]) -> list[int]:
@@ -98,10 +98,6 @@ def count_embeddings(conn: Connection, model: str, pks: list[int]) -> int:
 DENSE_INDEX = "ix_embeddings_hnsw"
 
 
-def _dense_index():
-    return next(ix for ix in Embedding.__table__.indexes if ix.name == DENSE_INDEX)
-
-
 def drop_dense_index(conn: Connection) -> None:
     """Drop the HNSW index before a bulk load of vectors: inserting a million rows into the graph one
     by one is far slower than building it once afterwards (`build_dense_index`). Dense search
@@ -114,7 +110,7 @@ def build_dense_index(conn: Connection, maintenance_work_mem: str = "2GB") -> No
     0003). `maintenance_work_mem` should hold the graph (~2 KB per 384-d vector): pgvector builds
     many times faster when it fits, and says so in a NOTICE when it does not."""
     conn.execute(select(func.set_config("maintenance_work_mem", maintenance_work_mem, True)))
-    _dense_index().create(conn, checkfirst=True)
+    schema_index(DENSE_INDEX).create(conn, checkfirst=True)
 
 
 def mark_layer_done(conn: Connection, tenant_id: int, layer: str, after_pk: int) -> int:

@@ -310,3 +310,8 @@ class LayerRun(Base):
     events: Mapped[int] = mapped_column(Integer)
     seconds: Mapped[float] = mapped_column(Float, server_default="0")
     stats: Mapped[dict] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))
+
+
+def schema_index(name: str) -> Index:
+    """An index the models declare, by name (to drop and rebuild it exactly as declared)."""
+    return next(ix for table in Base.metadata.tables.values() for ix in table.indexes if ix.name == name)
