@@ -38,10 +38,13 @@ COPY alembic.ini ./
 COPY alembic ./alembic
 COPY app ./app
 COPY workers ./workers
-COPY bench ./bench
 COPY palimpsest ./palimpsest
+# The benchmark and the training job: commands of the same CLI (`palimpsest bench`, `train-reranker`,
+# entry points in pyproject.toml), outside the service's import graph.
+COPY bench ./bench
+COPY training ./training
 RUN pip install --no-deps -e . \
- && python -m compileall -q /app/app /app/workers /app/bench /app/palimpsest
+ && python -m compileall -q /app/app /app/workers /app/palimpsest /app/bench /app/training
 
 # ------------------------------------------------------------------ runtime
 FROM ${PYTHON_IMAGE} AS runtime
@@ -83,7 +86,7 @@ USER 10001:10001
 
 # Fail the build, not the first start, if the model or an entrypoint is missing: load the model
 # from the package with the hub off, embed a sentence, and list the CLI's commands.
-RUN python -c "from app.models.embedder import get_embedder; assert get_embedder().encode(['warm-up']).shape == (1, 384)" \
+RUN python -c "from app.adapters.embedder import get_embedder; assert get_embedder().encode(['warm-up']).shape == (1, 384)" \
  && palimpsest --help > /dev/null
 
 EXPOSE 8000 5555

@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test test-fast bench bench-scale migrate clean-var
+.PHONY: install run test test-unit test-integration test-e2e test-fast bench bench-scale migrate clean-var
 
 install: $(STAMP)
 
@@ -24,11 +24,23 @@ run: install
 migrate: install
 	$(VENV)/bin/palimpsest migrate
 
+# The tests come in three rings (tests/README.md). `make test` runs all three in one session, the
+# fast ring first; only the integration and e2e rings start PostgreSQL and Redis.
 test: install
-	$(PY) -m pytest -ra
+	$(PY) -m pytest -ra tests/unit tests/integration tests/e2e
 
+test-unit: install
+	$(PY) -m pytest -ra tests/unit
+
+test-integration: install
+	$(PY) -m pytest -ra tests/integration
+
+test-e2e: install
+	$(PY) -m pytest -ra tests/e2e
+
+# every ring but the tests that start processes or run long
 test-fast: install
-	$(PY) -m pytest -ra -m "not slow"
+	$(PY) -m pytest -ra -m "not slow" tests/unit tests/integration tests/e2e
 
 bench: install
 	$(VENV)/bin/palimpsest bench locomo --conversations 2 --limit 25 --out-dir bench/results/tmp

@@ -11,7 +11,7 @@ def _url() -> str:
     url = context.get_x_argument(as_dictionary=True).get("url") or context.config.attributes.get("url")
     if url:
         return url
-    from app.storage.db import database_url
+    from app.runtime import database_url  # the `alembic` command is a process of its own
 
     return database_url()
 

@@ -36,7 +36,7 @@ def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def _locomo(path: Path) -> Iterator[dict[str, Any]]:
-    from bench.datasets import locomo_conversation  # one parser for the importer and the benchmark
+    from app.locomo import locomo_conversation  # one parser for the importer and the benchmark
 
     samples = json.loads(Path(path).read_text(encoding="utf-8"))
     for sample in samples if isinstance(samples, list) else [samples]:

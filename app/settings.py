@@ -10,8 +10,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, Field, create_model, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.domain.recipe import Recipe, recipe_fields
 
 
 def _default_model_path() -> str:
@@ -32,7 +34,16 @@ def _default_onnx_path() -> str:
         return ""
 
 
-class Settings(BaseSettings):
+# The recipe's defaults, one setting per Recipe field under the name the field declares (`lexical` is
+# lexical_enabled, read from PALIMPSEST_LEXICAL_ENABLED), with the field's type, default and bounds:
+# a value out of bounds fails at start naming the variable. `Recipe.from_settings` reads them back.
+RecipeSettings = create_model(
+    "RecipeSettings", __base__=BaseSettings, __module__=__name__,
+    **{Recipe.setting(name): spec for name, spec in recipe_fields(optional=False).items()},
+)
+
+
+class Settings(RecipeSettings):  # type: ignore[misc, valid-type]
     model_config = SettingsConfigDict(env_prefix="PALIMPSEST_", env_file=".env", extra="ignore")
 
     # --- process / network
@@ -90,7 +101,7 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _backend_model_name(self) -> "Settings":
         # Every reader of embedding_model_name (writer, dense search, layers, rebuild) sees the
-        # name the backend's vectors are stored under (app.models.embedder.stored_model_name).
+        # name the backend's vectors are stored under (app.adapters.embedder.stored_model_name).
         if self.embedding_backend == "onnx":
             base = self.embedding_model_name.removesuffix("-onnx-int8").removesuffix("-onnx-qint8")
             self.embedding_model_name = base + ("-onnx-qint8" if self.embedding_onnx_quantize else "-onnx-int8")
@@ -102,7 +113,6 @@ class Settings(BaseSettings):
     default_token_budget: int = 2000
     max_token_budget: int = 32000
     max_query_chars: int = 4000
-    candidate_pool: int = 100
     lexical_stats_ttl_s: float = 60.0  # BM25's N and avgdl per scope are recounted at most this often
     # In a scope of more than `lexical_prune_above` events, terms held by more than `lexical_common_share`
     # of all events only score, never find candidates (enumerating their matches is what grows).
@@ -112,40 +122,12 @@ class Settings(BaseSettings):
     # this many events together (the rest score what those found): the rows ranked per query stop
     # growing with the tenant
     lexical_find_budget: int = Field(5000, ge=1)
-    rrf_k: int = 60
-    lexical_enabled: bool = True
-    dense_enabled: bool = True
-    derived_enabled: bool = False  # measured worse on LoCoMo held-out (docs/pipeline.md); the window signal reads the dates
-    graph_enabled: bool = True
-    bundle_enabled: bool = True  # typed-path bundle search within the graph signal
-    expansion_enabled: bool = False  # HyDE with an LLM, else pseudo-relevance feedback; feedback measured worse (docs/pipeline.md)
-    separation_enabled: bool = True  # fires only in conversations with more than five speakers
-    window_enabled: bool = True
-    window_max_days: int = 92
-    recency_enabled: bool = True
-    intent_enabled: bool = True
-    intent_weights_enabled: bool = True
-    reweight_enabled: bool = True
-    asker_enabled: bool = True  # first-person questions prefer the user's own turns (needs event roles)
-    reweight_depth: int = 100
-    salience_floor: float | None = None
-    rerank_enabled: bool = True  # used when a model is found at reranker_model_path
+    # The recipe's defaults (stage switches, weights, pool sizes, context shape, abstain floors) are
+    # the fields of RecipeSettings, one per field of app.domain.recipe.Recipe.
     reranker_model_path: str | None = None  # default: <var_dir>/models/reranker-minilm (palimpsest train-reranker)
     reranker_max_length: int = 256
     reranker_quantize: bool = True
     reranker_batch_size: int = Field(8, ge=1)  # pairs per forward pass, shortest first (see Reranker.score)
-    rerank_top_n: int = 20  # 20 pairs: same held-out r@10 as 50 (0.686), p95 190 ms vs 531 ms (int8, CPU)
-    rerank_alpha: float = 0.55
-    context_neighbours: int = 1
-    context_summaries: bool = True
-    # Abstain ("abstain": true) under these; calibrated on BEAM's abstention questions (bench/results).
-    # BEAM, 8 conversations, 16 abstention questions (bench/results/beam-20261122-165405.md and the
-    # ablation): dense 0.31 abstains on 12.5% of them at 0.7% false abstentions; rerank 0.52 on 12.5% at 6%.
-    abstain_dense_floor: float = 0.31
-    abstain_rerank_floor: float = 0.52
-    context_neighbour_of: int = 5
-    lexical_weight: float = 1.0
-    dense_weight: float = 1.0
 
     # --- workers
     celery_queue: str = "palimpsest"  # one queue per deployment (tests give each stack its own)

@@ -1,7 +1,7 @@
 """Backup and restore of a tenant's verbatim events as JSON Lines.
 
 Only the verbatim log is needed: every derived layer is rebuilt from it by the workers after an
-import (the writer leaves an outbox row per event and layer).
+import (ingest leaves an outbox row per event and layer, and enqueues the work).
 """
 from __future__ import annotations
 
@@ -12,25 +12,27 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
-from app.pipeline.writer import NewEvent, WriteResult, write_batch
-from app.storage.models import Event
+from app.domain.event import Event
+from app.ports import Dispatcher
+from app.services.ingest import WriteResult, ingest
+from app.storage.models import Event as EventTable
 
-EXPORT_FIELDS = ("conversation_id", "event_id", "speaker", "recipient", "role", "content", "occurred_at", "metadata")
+EXPORT_FIELDS = tuple(Event.model_fields)  # one line of the export is one `Event`
 
 
 def export_events(conn: Connection, tenant_id: int, batch: int = 1000) -> Iterator[dict[str, Any]]:
     """The tenant's events in (conversation, time) order, streamed by keyset pagination."""
     last: tuple[str, datetime, int] | None = None
     while True:
+        t = EventTable
         q = select(
-            Event.id, Event.conversation_id, Event.event_id, Event.speaker, Event.recipient, Event.role,
-            Event.content, Event.occurred_at, Event.metadata_,
-        ).where(Event.tenant_id == tenant_id)
+            t.id, t.conversation_id, t.event_id, t.speaker, t.recipient, t.role, t.content, t.occurred_at, t.metadata_,
+        ).where(t.tenant_id == tenant_id)
         if last is not None:
             from sqlalchemy import tuple_
 
-            q = q.where(tuple_(Event.conversation_id, Event.occurred_at, Event.id) > tuple_(*last))
-        rows = conn.execute(q.order_by(Event.conversation_id, Event.occurred_at, Event.id).limit(batch)).all()
+            q = q.where(tuple_(t.conversation_id, t.occurred_at, t.id) > tuple_(*last))
+        rows = conn.execute(q.order_by(t.conversation_id, t.occurred_at, t.id).limit(batch)).all()
         if not rows:
             return
         for r in rows:
@@ -42,7 +44,7 @@ def export_events(conn: Connection, tenant_id: int, batch: int = 1000) -> Iterat
         last = (rows[-1].conversation_id, rows[-1].occurred_at, rows[-1].id)
 
 
-def event_from_record(rec: dict[str, Any]) -> NewEvent:
+def event_from_record(rec: dict[str, Any]) -> Event:
     unknown = set(rec) - set(EXPORT_FIELDS)
     if unknown:
         raise ValueError(f"unknown field(s) {sorted(unknown)}")
@@ -50,7 +52,7 @@ def event_from_record(rec: dict[str, Any]) -> NewEvent:
         if not rec.get(required):
             raise ValueError(f"missing {required}")
     at = rec.get("occurred_at")
-    return NewEvent(
+    return Event(
         conversation_id=str(rec["conversation_id"]), speaker=str(rec["speaker"]), content=rec["content"],
         event_id=None if rec.get("event_id") is None else str(rec["event_id"]),
         recipient=rec.get("recipient"), role=rec.get("role"),
@@ -68,5 +70,6 @@ def read_jsonl(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
                 raise ValueError(f"line {n}: not JSON ({exc.msg})") from exc
 
 
-def import_batch(conn: Connection, tenant_id: int, records: list[dict[str, Any]], layers: list[str]) -> list[WriteResult]:
-    return write_batch(conn, tenant_id, [event_from_record(r) for r in records], layers)
+def import_batch(tenant_id: int, records: list[dict[str, Any]], dispatcher: Dispatcher) -> list[WriteResult]:
+    """Write a batch of export records through ingest (one transaction, then the layers' work)."""
+    return ingest(tenant_id, [event_from_record(r) for r in records], dispatcher)

@@ -4,6 +4,8 @@ category (r@10 and er at the largest budget, as the change from the full pipelin
 
 Every variant is a full benchmark run of its own (JSON, Markdown, PNG under `<out-dir>/ablations/`),
 so any row can be inspected or re-run alone with `palimpsest bench <benchmark> --pipeline <stage>=false`.
+The stages are the Recipe's (`app.domain.recipe`); a named recipe is a base like any other override
+(`--pipeline recipe=hybrid_rrf` ablates from plain lexical + dense fusion).
 """
 from __future__ import annotations
 
@@ -14,29 +16,28 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from app.domain.recipe import Recipe
 from bench.harness import DEFAULT_API_KEY, RunOptions, exclusive, run, use_trained_reranker
 from bench.metrics import er_key
 from bench.report import SERVICE
 
-# The switchable stages, in pipeline order (the keys of the query's "pipeline" object).
-STAGES = ("lexical", "dense", "expansion", "separation", "derived", "graph", "bundle", "window", "recency", "intent",
-          "intent_weights", "reweight", "asker", "rerank", "neighbours", "summaries")
-OFF_VALUE: dict[str, Any] = {"neighbours": 0}  # a count, not a switch
+# The switchable stages in pipeline order (the keys of the query's "pipeline" object): the Recipe's
+# fields marked as stages. A count (`neighbours`) is switched off by 0.
+STAGES = Recipe.stages()
 
 
 def variants(stages: Sequence[str], default_off: Sequence[str] = ()) -> list[tuple[str, dict[str, Any]]]:
     """"all on" is the default pipeline; a stage that is on by default is switched off (-stage), one
     that is off by default (measured worse) is switched on (+stage)."""
-    return [("all on", {})] + [(f"+{s}", {s: True}) if s in default_off else (f"-{s}", {s: OFF_VALUE.get(s, False)})
+    return [("all on", {})] + [(f"+{s}", {s: True}) if s in default_off else (f"-{s}", {s: Recipe.off_value(s)})
                                for s in stages]
 
 
 def default_off_stages() -> list[str]:
-    from app.pipeline.recipe import Recipe
     from app.settings import get_settings
 
     recipe = Recipe.from_settings(get_settings())
-    return [s for s in STAGES if getattr(recipe, s) in (False, 0)]
+    return [s for s in STAGES if getattr(recipe, s) == Recipe.off_value(s)]
 
 
 def ablate(base: RunOptions, stages: Sequence[str] = STAGES, log: Callable[[str], None] = print) -> tuple[dict, dict]:

@@ -2,7 +2,7 @@
 
 - `bm25`: rank-bm25's BM25Okapi over lower-cased regex word tokens minus a standard English stop-word
   list (NLTK's), one index per conversation;
-- `dense`: cosine similarity with the service's own embedder (`app.models.embedder.get_embedder`);
+- `dense`: cosine similarity with the service's own embedder (`app.adapters.embedder.get_embedder`);
 - `rrf`: reciprocal rank fusion of the two full rankings, k = 60.
 
 Each ranks every turn of the question's conversation; the search is restricted to that conversation.
@@ -79,7 +79,7 @@ def run_baselines(ds: Dataset, encode: Callable[[list[str]], np.ndarray] | None 
     from rank_bm25 import BM25Okapi
 
     if encode is None:
-        from app.models.embedder import get_embedder
+        from app.adapters.embedder import get_embedder
 
         encode = get_embedder().encode
 

@@ -1,6 +1,8 @@
-"""`palimpsest bench locomo` and `palimpsest bench beam` (mounted by app/cli.py as `bench`).
+"""`palimpsest bench locomo|beam|longmemeval|ablate|scale|load`: the benchmark's commands.
 
-Also runnable alone: `python -m bench.cli locomo --limit 20`.
+The product's CLI mounts `bench_app` as `bench` through the `palimpsest.commands` entry point in
+pyproject.toml; the product itself never imports this package. Also runnable alone:
+`python -m bench.cli locomo --limit 20`.
 """
 from __future__ import annotations
 
@@ -11,9 +13,13 @@ import typer
 
 from bench.ablate import STAGES, ablate
 from bench.ablate import markdown as ablation_markdown
-from bench.harness import DEFAULT_BUDGETS, REPO_ROOT, RunOptions, default_data_dir, run
+from bench.datasets import default_data_dir
+from bench.harness import DEFAULT_BUDGETS, REPO_ROOT, RunOptions, run
+from bench.load import load_command
+from bench.provenance import TrainOverlapError
 from bench.report import markdown
 from bench.runner import parse_overrides
+from bench.splits import SPLITS
 
 bench_app = typer.Typer(help="Recall benchmarks through the HTTP API, with baselines in the same run.",
                         no_args_is_help=True)
@@ -35,10 +41,17 @@ def _budgets(text: str) -> tuple[int, ...]:
     return vals
 
 
+def _split(value: str) -> str:
+    if value not in SPLITS:
+        raise typer.BadParameter(f"--split is one of {', '.join(SPLITS)}, not {value!r}")
+    return value
+
+
 def _run(benchmark: str, data_dir: Path | None, url: str | None, api_key: str | None,
          limit: int | None, conversations: int | None, pipeline: list[str], budgets: str, top_k: int,
          out_dir: Path, concurrency: int, baselines_only: bool, var_dir: Path, tag: str | None,
-         keep_running: bool, fresh: bool, latency_sample: int, wait_for: str | None, only: str | None = None) -> None:
+         keep_running: bool, fresh: bool, latency_sample: int, wait_for: str | None, only: str | None = None,
+         *, split: str = "validation", allow_train_overlap: bool = False, reranker: Path | None = None) -> None:
     try:
         overrides = parse_overrides(pipeline or [])
     except ValueError as exc:
@@ -51,19 +64,32 @@ def _run(benchmark: str, data_dir: Path | None, url: str | None, api_key: str | 
                       pipeline=overrides, budgets=_budgets(budgets), top_k=top_k,
                       out_dir=out_dir, concurrency=concurrency, baselines_only=baselines_only, var_dir=var_dir,
                       tag=tag, keep_running=keep_running, fresh=fresh, latency_sample=latency_sample,
-                      wait_for=tuple(x.strip() for x in wait_for.split(",") if x.strip()) if wait_for else None)
-    result, paths = run(opts, log=_log)
+                      wait_for=tuple(x.strip() for x in wait_for.split(",") if x.strip()) if wait_for else None,
+                      split=split, allow_train_overlap=allow_train_overlap, reranker=reranker)
+    try:
+        result, paths = run(opts, log=_log)
+    except TrainOverlapError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
     typer.echo(markdown(result))
     for kind, p in paths.items():
         typer.echo(f"{kind}: {p}")
 
 
 _DATA = typer.Option(None, "--data-dir", envvar="PALIMPSEST_BENCH_DATA",
-                     help="Folder holding locomo/ and beam100k/ [default: ../shared/data from the repo root]")
+                     help="Folder holding locomo/, beam100k/ and longmemeval/ [default: ../shared/data from the repo root]")
 _URL = typer.Option(None, "--url", help="A running service; without it the harness starts one on the embedded default.")
 _KEY = typer.Option(None, "--api-key", envvar="PALIMPSEST_API_KEY", help="API key for --url.")
 _LIMIT = typer.Option(None, "--limit", min=1,
                       help="Quick subset: N questions per conversation, spread evenly over its questions.")
+_SPLIT = typer.Option("validation", "--split", help="Which conversations (bench/splits.json): train, validation "
+                      "(reported results) or all.", callback=lambda v: _split(v))
+_OVERLAP = typer.Option(False, "--allow-train-overlap", help="Score even when the embedder or reranker was trained "
+                        "on some evaluated conversations (otherwise the run refuses); the report says so.")
+_RERANKER = typer.Option(None, "--reranker", help="The reranker directory the service uses: passed to the service "
+                         "the harness starts, recorded (and checked for training overlap) for --url.")
 _CONVS = typer.Option(None, "--conversations", min=1, help="Only the first N conversations (ingest and questions).")
 _ONLY = typer.Option(None, "--only", help="Only these conversations, comma-separated ids (e.g. the reranker's "
                      "held-out conv-43,conv-44,conv-47).")
@@ -91,10 +117,12 @@ def locomo(data_dir: Path | None = _DATA, url: str | None = _URL, api_key: str |
            budgets: str = _BUDGETS, top_k: int = _TOPK, out_dir: Path = _OUT, concurrency: int = _CONC,
            baselines_only: bool = _BONLY, var_dir: Path = _VAR, tag: str | None = _TAG,
            keep_running: bool = _KEEP, fresh: bool = _FRESH,
-           latency_sample: int = _LAT, wait_for: str | None = _WAIT, only: str | None = _ONLY) -> None:
+           latency_sample: int = _LAT, wait_for: str | None = _WAIT, only: str | None = _ONLY,
+           split: str = _SPLIT, allow_train_overlap: bool = _OVERLAP, reranker: Path | None = _RERANKER) -> None:
     """LoCoMo dev (7 conversations, 1,347 questions); adversarial questions are reported apart."""
     _run("locomo", data_dir, url, api_key, limit, conversations, pipeline, budgets, top_k, out_dir, concurrency,
-         baselines_only, var_dir, tag, keep_running, fresh, latency_sample, wait_for, only)
+         baselines_only, var_dir, tag, keep_running, fresh, latency_sample, wait_for, only,
+         split=split, allow_train_overlap=allow_train_overlap, reranker=reranker)
 
 
 @bench_app.command("beam")
@@ -103,23 +131,42 @@ def beam(data_dir: Path | None = _DATA, url: str | None = _URL, api_key: str | N
          budgets: str = _BUDGETS, top_k: int = _TOPK, out_dir: Path = _OUT, concurrency: int = _CONC,
          baselines_only: bool = _BONLY, var_dir: Path = _VAR, tag: str | None = _TAG,
          keep_running: bool = _KEEP, fresh: bool = _FRESH,
-         latency_sample: int = _LAT, wait_for: str | None = _WAIT, only: str | None = _ONLY) -> None:
+         latency_sample: int = _LAT, wait_for: str | None = _WAIT, only: str | None = _ONLY,
+         split: str = _SPLIT, allow_train_overlap: bool = _OVERLAP, reranker: Path | None = _RERANKER) -> None:
     """BEAM 100K (20 conversations, 400 questions in ten abilities); abstention is reported apart."""
     _run("beam", data_dir, url, api_key, limit, conversations, pipeline, budgets, top_k, out_dir, concurrency,
-         baselines_only, var_dir, tag, keep_running, fresh, latency_sample, wait_for, only)
+         baselines_only, var_dir, tag, keep_running, fresh, latency_sample, wait_for, only,
+         split=split, allow_train_overlap=allow_train_overlap, reranker=reranker)
+
+
+@bench_app.command("longmemeval")
+def longmemeval(data_dir: Path | None = _DATA, url: str | None = _URL, api_key: str | None = _KEY,
+                limit: int | None = typer.Option(None, "--limit", min=1, help="Quick subset: N questions (each "
+                                                 "its own haystack), spread evenly over the split's questions."),
+                pipeline: list[str] = _PIPE, budgets: str = _BUDGETS, top_k: int = _TOPK, out_dir: Path = _OUT,
+                concurrency: int = _CONC, baselines_only: bool = _BONLY, var_dir: Path = _VAR,
+                tag: str | None = _TAG, keep_running: bool = _KEEP, fresh: bool = _FRESH,
+                latency_sample: int = _LAT, wait_for: str | None = _WAIT,
+                only: str | None = typer.Option(None, "--only", help="Only these question ids, comma-separated."),
+                split: str = _SPLIT, allow_train_overlap: bool = _OVERLAP, reranker: Path | None = _RERANKER) -> None:
+    """LongMemEval_S (363 questions, each with a ~50-session haystack ingested as its own conversation):
+    turn-level and session-level recall; abstention questions are reported apart."""
+    _run("longmemeval", data_dir, url, api_key, limit, None, pipeline, budgets, top_k, out_dir, concurrency,
+         baselines_only, var_dir, tag, keep_running, fresh, latency_sample, wait_for, only,
+         split=split, allow_train_overlap=allow_train_overlap, reranker=reranker)
 
 
 @bench_app.command("ablate")
-def ablate_cmd(benchmark: str = typer.Argument(..., help="locomo or beam"), data_dir: Path | None = _DATA,
+def ablate_cmd(benchmark: str = typer.Argument(..., help="locomo, beam or longmemeval"), data_dir: Path | None = _DATA,
                url: str | None = _URL, api_key: str | None = _KEY, limit: int | None = _LIMIT,
                conversations: int | None = _CONVS, only: str | None = _ONLY, pipeline: list[str] = _PIPE,
                budgets: str = "2000", top_k: int = _TOPK, out_dir: Path = _OUT, concurrency: int = _CONC,
                var_dir: Path = _VAR, latency_sample: int = 100,
-               stages: str = typer.Option(",".join(STAGES), "--stages", help="Stages to switch off, one per run.")
-               ) -> None:
+               stages: str = typer.Option(",".join(STAGES), "--stages", help="Stages to switch off, one per run."),
+               split: str = _SPLIT, allow_train_overlap: bool = _OVERLAP) -> None:
     """The full pipeline, then each stage switched off in turn: one table of every stage's effect."""
-    if benchmark not in ("locomo", "beam"):
-        raise typer.BadParameter("benchmark must be locomo or beam")
+    if benchmark not in ("locomo", "beam", "longmemeval"):
+        raise typer.BadParameter("benchmark must be locomo, beam or longmemeval")
     try:
         overrides = parse_overrides(pipeline or [])
     except ValueError as exc:
@@ -128,9 +175,13 @@ def ablate_cmd(benchmark: str = typer.Argument(..., help="locomo or beam"), data
                       limit=limit, conversations=conversations,
                       only=tuple(x.strip() for x in (only or "").split(",") if x.strip()), pipeline=overrides,
                       budgets=_budgets(budgets), top_k=top_k, out_dir=out_dir, concurrency=concurrency,
-                      var_dir=var_dir, latency_sample=latency_sample)
+                      var_dir=var_dir, latency_sample=latency_sample, split=split,
+                      allow_train_overlap=allow_train_overlap)
     try:
         summary, paths = ablate(opts, [x.strip() for x in stages.split(",") if x.strip()], log=_log)
+    except TrainOverlapError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from exc
     typer.echo(ablation_markdown(summary))
@@ -203,6 +254,10 @@ def scale(
     typer.echo(scale_markdown(result))
     for kind, p in paths.items():
         typer.echo(f"{kind}: {p}")
+
+
+bench_app.command("load")(load_command)  # last, so `--help` lists it after the recall benchmarks
+
 
 if __name__ == "__main__":
     bench_app()

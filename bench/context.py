@@ -2,7 +2,7 @@
 
 Turns are rendered like the service renders them, one line per turn:
 `[<YYYY-MM-DD HH:MM>] <speaker>: <content>`; lines are joined with a newline. Token counts are
-all-MiniLM-L6-v2 word pieces (`app.models.embedder.count_tokens`) for the service and baselines alike.
+all-MiniLM-L6-v2 word pieces (`app.adapters.embedder.count_tokens`) for the service and baselines alike.
 """
 from __future__ import annotations
 
@@ -19,14 +19,14 @@ def render_turn(speaker: str, content: str, occurred_at: datetime) -> str:
 
 def count_tokens(text: str) -> int:
     """Word-piece tokens of `text` (no [CLS]/[SEP]) with the service's fixed tokenizer."""
-    from app.models.embedder import count_tokens as _count
+    from app.adapters.embedder import count_tokens as _count
 
     return _count(text)
 
 
 def count_tokens_batch(texts: Sequence[str]) -> list[int]:
     """`count_tokens` for many texts at once (same tokenizer, batched)."""
-    from app.models.embedder import load_tokenizer
+    from app.adapters.embedder import load_tokenizer
     from app.settings import get_settings
 
     tok = load_tokenizer(get_settings().embedding_model_path)

@@ -5,12 +5,14 @@ list of questions (each with the event ids of its gold evidence turns and a cate
 function here is pure: it reads the files it is given and never touches the service.
 
 LoCoMo (`locomo/locomo_dev7.json`) and BEAM 100K (`beam100k/<n>/chat.json` +
-`probing_questions.json`) are described in the READMEs next to the data.
+`probing_questions.json`) are described in the READMEs next to the data. LoCoMo's file format and
+the `Turn` / `Conversation` shapes are the product's (app/locomo.py: `palimpsest import` reads it too).
 """
 from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -18,43 +20,21 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from app.locomo import Conversation, Turn, locomo_conversation
+
+
+def default_data_dir() -> Path:
+    """`$PALIMPSEST_BENCH_DATA`, else `../shared/data` beside the repository (read in place, never copied)."""
+    env = os.environ.get("PALIMPSEST_BENCH_DATA")
+    return Path(env) if env else (Path(__file__).resolve().parents[2] / "shared" / "data").resolve()
+
+
 LOCOMO_FILE = "locomo/locomo_dev7.json"
 BEAM_DIR = "beam100k"
 
 LOCOMO_CATEGORIES = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop", 5: "adversarial"}
 LOCOMO_ADVERSARIAL = "adversarial"
 BEAM_ABSTENTION = "abstention"
-
-
-@dataclass(frozen=True)
-class Turn:
-    event_id: str
-    speaker: str
-    content: str
-    occurred_at: datetime
-    metadata: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
-    role: str | None = None  # "user" / "assistant" where the data says (BEAM); LoCoMo's two people have none
-
-    def to_event(self, conversation_id: str) -> dict[str, Any]:
-        """The body of one event for `POST /v1/events`."""
-        event: dict[str, Any] = {
-            "conversation_id": conversation_id,
-            "event_id": self.event_id,
-            "speaker": self.speaker,
-            "content": self.content,
-            "occurred_at": self.occurred_at.isoformat(),
-        }
-        if self.role:
-            event["role"] = self.role
-        if self.metadata:
-            event["metadata"] = self.metadata
-        return event
-
-
-@dataclass
-class Conversation:
-    id: str
-    turns: list[Turn]
 
 
 @dataclass
@@ -65,6 +45,8 @@ class Question:
     category: str
     gold: tuple[str, ...]  # event ids; empty for abstention (and for the few with unusable evidence)
     answer: str = ""
+    gold_sessions: tuple[str, ...] = ()  # session-level gold where the data has it (LongMemEval)
+    as_of: datetime | None = None  # the question's own date where the data has it (LongMemEval)
 
     @property
     def abstention(self) -> bool:
@@ -93,49 +75,6 @@ class Dataset:
 
 # ---------------------------------------------------------------- LoCoMo
 
-_LOCOMO_DT = re.compile(
-    r"^\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.IGNORECASE
-)
-_MONTHS = {m: i + 1 for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december"])}
-
-
-def _month(name: str) -> int:
-    key = name.strip().lower()
-    if key in _MONTHS:
-        return _MONTHS[key]
-    for full, num in _MONTHS.items():  # "Sept", "Jan"
-        if len(key) >= 3 and full.startswith(key):
-            return num
-    raise ValueError(f"unknown month {name!r}")
-
-
-def parse_locomo_datetime(text: str) -> datetime:
-    """`"1:56 pm on 8 May, 2023"` -> 2023-05-08 13:56 UTC."""
-    m = _LOCOMO_DT.match(text)
-    if not m:
-        raise ValueError(f"unrecognised LoCoMo date {text!r}")
-    hour, minute, ampm, day, month, year = m.groups()
-    h = int(hour) % 12 + (12 if ampm.lower() == "p" else 0)
-    return datetime(int(year), _month(month), int(day), h, int(minute), tzinfo=UTC)
-
-
-def locomo_turn_content(turn: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """The event content and metadata of one LoCoMo turn (a shared photo's caption goes in both)."""
-    content = str(turn.get("text", "")).strip()
-    meta: dict[str, Any] = {"dia_id": turn["dia_id"]}
-    caption = turn.get("blip_caption")
-    if caption:
-        caption = str(caption).strip()
-        content = f"{content} [shares a photo of {caption}]" if content else f"[shares a photo of {caption}]"
-        meta["blip_caption"] = caption
-        if turn.get("query"):
-            meta["photo_query"] = str(turn["query"])
-        # img_url is left out: dead links, some of them longer than the service's metadata limit.
-    return content, meta
-
-
 _DIA_ID = re.compile(r"^D(\d+):(\d+)$")
 
 
@@ -161,26 +100,6 @@ def clean_locomo_evidence(evidence: Iterable[Any], known: set[str]) -> tuple[lis
             else:
                 rejected.append(part)
     return out, rejected
-
-
-def _session_numbers(conv: dict[str, Any]) -> list[int]:
-    nums = [int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k)]
-    return sorted(nums)
-
-
-def locomo_conversation(sample: dict[str, Any]) -> Conversation:
-    conv = sample["conversation"]
-    turns: list[Turn] = []
-    for n in _session_numbers(conv):
-        session = conv[f"session_{n}"]
-        if not session:
-            continue
-        start = parse_locomo_datetime(conv[f"session_{n}_date_time"])
-        for i, t in enumerate(session):
-            content, meta = locomo_turn_content(t)
-            meta["session"] = n
-            turns.append(Turn(t["dia_id"], t["speaker"], content, start + timedelta(seconds=i), meta))
-    return Conversation(sample["sample_id"], turns)
 
 
 def load_locomo(data_dir: Path) -> Dataset:
@@ -334,16 +253,20 @@ def spread(items: list[Any], n: int) -> list[Any]:
 
 
 def subset(ds: Dataset, limit: int | None = None, conversations: int | None = None,
-           only: tuple[str, ...] = ()) -> Dataset:
+           only: tuple[str, ...] = (), per_conversation: bool = True) -> Dataset:
     """A quick subset: the first `conversations` conversations (or those named in `only`), and `limit`
     questions per conversation spread evenly over its question list (so every part of the conversation
-    and most categories are represented, unlike the first N, which all ask about the first sessions)."""
+    and most categories are represented, unlike the first N, which all ask about the first sessions).
+    With `per_conversation` false (a data set of one question per conversation, LongMemEval), `limit`
+    keeps that many conversations, spread evenly over the list."""
     if only:
         unknown = set(only) - {c.id for c in ds.conversations}
         if unknown:
             raise ValueError(f"no such conversations in {ds.name}: {', '.join(sorted(unknown))}")
     convs = [c for c in ds.conversations if not only or c.id in only]
     convs = convs[:conversations] if conversations else convs
+    if limit and not per_conversation:
+        convs, limit = spread(convs, limit), None
     keep = {c.id for c in convs}
     questions: list[Question] = []
     for c in convs:
@@ -351,6 +274,3 @@ def subset(ds: Dataset, limit: int | None = None, conversations: int | None = No
         questions.extend(spread(qs, limit) if limit else qs)
     assert all(q.conversation_id in keep for q in questions)
     return Dataset(ds.name, convs, questions, ds.apart, list(ds.notes))
-
-
-LOADERS = {"locomo": load_locomo, "beam": load_beam}

@@ -46,7 +46,7 @@ def _log(msg: str) -> None:
 def real_texts(data_dir: Path, n: int, seed: int = 0) -> list[str]:
     """n turns as the embed worker sees them: half LoCoMo, half BEAM, sampled deterministically."""
     from bench.datasets import load_beam, load_locomo
-    from workers.embed import embed_text
+    from app.domain.event import turn_text as embed_text
 
     rng = random.Random(seed)
     loc = [embed_text(t.speaker, t.content) for c in load_locomo(data_dir).conversations for t in c.turns]
@@ -74,7 +74,7 @@ BACKENDS = {
 
 
 def make_embedder(backend: str, threads: int, batch: int):
-    from app.models.embedder import Embedder, OnnxEmbedder, default_onnx_path, stored_model_name
+    from app.adapters.embedder import Embedder, OnnxEmbedder, default_onnx_path, stored_model_name
     from app.settings import get_settings
 
     s = get_settings()
@@ -108,7 +108,7 @@ def timed_encode(emb, texts: list[str], chunk: int | None = None) -> tuple[np.nd
 def locomo_recall(encode, data_dir: Path, conversations: int, k: int = 10) -> dict[str, Any]:
     """Mean recall@k over LoCoMo questions with evidence (adversarial ones left out), dense only."""
     from bench.datasets import LOCOMO_ADVERSARIAL, load_locomo
-    from workers.embed import embed_text
+    from app.domain.event import turn_text as embed_text
 
     ds = load_locomo(data_dir)
     recalls: list[float] = []
@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     for b in [b for b in backends if b.startswith("onnx")]:
         try:
             import onnxruntime  # noqa: F401
-            from app.models.embedder import default_onnx_path
+            from app.adapters.embedder import default_onnx_path
 
             if b == "onnx-q":
                 import onnx  # noqa: F401
@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     batches = [int(x) for x in args.batches.split(",")]
     threads = [int(x) for x in args.threads.split(",")]
     texts = real_texts(args.data_dir, args.n, args.seed)
-    from app.models.embedder import load_tokenizer
+    from app.adapters.embedder import load_tokenizer
 
     tok = load_tokenizer(get_settings().embedding_model_path)
     lens = [len(e.ids) for e in tok.encode_batch(texts, add_special_tokens=False)]

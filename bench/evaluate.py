@@ -22,9 +22,11 @@ from bench.metrics import (
     mean,
     percentile,
     rank_metrics,
+    session_metrics,
 )
 
 RANK_KEYS = ("r@5", "r@10", "all@10", "mrr")
+SESSION_KEYS = ("sR@5", "sR@10", "sall@10")  # session level, where the data has session gold (LongMemEval)
 
 
 @dataclass
@@ -38,14 +40,19 @@ class SystemAnswer:
     error: str | None = None
 
 
-def metric_keys(budgets: Sequence[int]) -> list[str]:
-    return [*RANK_KEYS, *(er_key(b) for b in budgets), *(ctx_key(b) for b in budgets)]
+def metric_keys(budgets: Sequence[int], sessions: bool = False) -> list[str]:
+    return [*RANK_KEYS, *(SESSION_KEYS if sessions else ()), *(er_key(b) for b in budgets),
+            *(ctx_key(b) for b in budgets)]
 
 
-def score_question(q: Question, ans: SystemAnswer, budgets: Sequence[int], top_k: int = 10) -> dict[str, Any]:
-    """One record: category, the rank metrics over the first `top_k` returned ids, er and ctx per budget."""
+def score_question(q: Question, ans: SystemAnswer, budgets: Sequence[int], top_k: int = 10,
+                   session_of: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """One record: category, the rank metrics over the first `top_k` returned ids, er and ctx per budget;
+    with `session_of` (event id -> session id) and session gold, the session-level metrics too."""
     rec: dict[str, Any] = {"qid": q.qid, "category": q.category}
     rec.update(rank_metrics(ans.ranked[:top_k], q.gold, ks=(5, 10), all_k=10))
+    if session_of is not None and q.gold_sessions:
+        rec.update(session_metrics(ans.ranked[:top_k], q.gold_sessions, session_of, ks=(5, 10), all_k=10))
     for b in budgets:
         rec[er_key(b)] = evidence_recall(ans.in_context.get(b, []), q.gold)
         rec[ctx_key(b)] = float(ans.ctx_tokens.get(b, 0))
@@ -58,8 +65,11 @@ def summarize(ds: Dataset, answers: Mapping[str, SystemAnswer], budgets: Sequenc
     with gold evidence, the abstention rate on questions without it (and the false-abstention rate on
     those with it), latency percentiles when measured, and the per-question records."""
     scored = [q for q in ds.questions if q.gold and q.qid in answers]
-    records = [score_question(q, answers[q.qid], budgets, top_k) for q in scored]
-    keys = metric_keys(budgets)
+    sessions = any(q.gold_sessions for q in scored)
+    session_of = {t.event_id: str(t.metadata["session_id"]) for c in ds.conversations for t in c.turns
+                  if "session_id" in t.metadata} if sessions else None
+    records = [score_question(q, answers[q.qid], budgets, top_k, session_of) for q in scored]
+    keys = metric_keys(budgets, sessions)
     table = aggregate(records, keys, apart=[c for c in ds.apart if c in {r["category"] for r in records}])
 
     abst_q = [q for q in ds.questions if q.abstention and q.qid in answers]

@@ -58,18 +58,18 @@ def load_sets(data_dir: Path):  # noqa: ANN201
 
 def ingest(datasets) -> int:  # noqa: ANN001
     """Write every conversation through the writer and build every layer synchronously; the tenant id."""
-    from app.pipeline.writer import NewEvent, write_batch
-    from app.storage import layers as store
+    from app.domain.event import Event
+    from app.services.ingest import write_batch
+    from app.storage import outbox
     from app.storage import tenants
     from app.storage.db import connect, get_engine, refresh_statistics
-    from workers import consolidate, engrams, graph, surprise
-    from workers.embed import embed_pending
-    from workers.layerbase import process_conversation
-    from workers.registry import LAYERS
+    from app.services.layers import embed_pending, process_conversation
+    from app.domain.layer_registry import LAYERS
 
-    from app.storage.db import database_url
+    from app.runtime import database_url, install
     from app.storage.migrate import upgrade
 
+    install()  # this process is its own runtime: the embedded server under var_dir
     upgrade(database_url())
     engine = get_engine()
     with engine.begin() as conn:
@@ -77,17 +77,17 @@ def ingest(datasets) -> int:  # noqa: ANN001
     for ds in datasets:
         for conv in ds.conversations:
             cid = f"{ds.name}/{conv.id}"
-            events = [NewEvent(conversation_id=cid, speaker=t.speaker, content=t.content, event_id=t.event_id,
-                               role=t.role, occurred_at=t.occurred_at, metadata=t.metadata or None)
+            events = [Event(conversation_id=cid, speaker=t.speaker, content=t.content, event_id=t.event_id,
+                            role=t.role, occurred_at=t.occurred_at, metadata=t.metadata or None)
                       for t in conv.turns]
             with engine.begin() as conn:
                 write_batch(conn, tid, events, list(LAYERS))
             with connect() as conn:
-                todo = store.pending_in_conversation(conn, "embed", tid, cid)
+                todo = outbox.pending_in_conversation(conn, "embed", tid, cid)
             for i in range(0, len(todo), 256):
                 embed_pending(todo[i : i + 256])
-            for job in (consolidate, surprise, engrams, graph):
-                process_conversation(job.JOB, tid, cid, force=True)
+            for layer in ("consolidate", "surprise", "engrams", "graph"):
+                process_conversation(layer, tid, cid, force=True)
             print(f"ingested {cid}: {len(events)} events", file=sys.stderr)
     refresh_statistics()
     return tid
@@ -97,12 +97,12 @@ def asker(tenant_id: int):  # noqa: ANN201
     """A function question -> (ranked [(conversation, event_id, score)], context, abstain, timings, statements)."""
     from sqlalchemy import event
 
-    from app.models.embedder import get_embedder
-    from app.pipeline.query import QueryInput, run_query
-    from app.pipeline.recipe import Recipe
+    from app.adapters.embedder import get_embedder
+    from app.services.query import QueryInput, run_query
+    from app.domain.recipe import Recipe
     from app.settings import get_settings
     from app.storage.db import get_engine
-    from app.storage.search import Scope
+    from app.storage.candidates import Scope
 
     engine = get_engine()
     count = [0]

@@ -13,18 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from bench.baselines import BASELINES, baseline_answers, run_baselines
-from bench.datasets import LOADERS, subset
+from bench.datasets import Dataset, default_data_dir, subset
+from bench.loaders import load
 from bench.evaluate import summarize, unscored
+from bench.provenance import check_overlap, embedder_info, model_info, reranker_path
 from bench.report import SERVICE, write
+from bench.splits import MANIFEST, select
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_BUDGETS = (512, 1000, 2000)
 DEFAULT_API_KEY = "pal_bench_local-benchmark-key"  # the embedded stack only; pal_<prefix>_<secret>
-
-
-def default_data_dir() -> Path:
-    env = os.environ.get("PALIMPSEST_BENCH_DATA")
-    return Path(env) if env else (REPO_ROOT / ".." / "shared" / "data").resolve()
 
 
 @dataclass
@@ -49,6 +47,9 @@ class RunOptions:
     latency_sample: int = 300
     wait_for: tuple[str, ...] | None = None  # index layers to wait for; None = all
     index_timeout: float = 3600.0
+    split: str = "validation"  # bench/splits.json: train, validation or all
+    allow_train_overlap: bool = False  # score a model on conversations it was trained on (marked in the report)
+    reranker: Path | None = None  # the reranker the service uses: passed to an embedded one, recorded for --url
 
 
 def _git() -> dict[str, Any]:
@@ -84,6 +85,37 @@ def exclusive(var_dir: Path) -> Iterator[None]:
         yield
 
 
+def select_questions(opts: RunOptions, ds: Dataset) -> Dataset:
+    """The split (bench/splits.json), then the quick subset (--only, --conversations, --limit).
+    Naming a conversation outside the split is an error, not an empty run."""
+    ds = select(ds, opts.split)
+    outside = [c for c in opts.only if c not in {x.id for x in ds.conversations}]
+    if outside:
+        raise ValueError(f"not in the {opts.split} split of {opts.benchmark}: {', '.join(outside)} "
+                         "(bench/splits.json; pass --split all or --split train)")
+    if opts.limit or opts.conversations or opts.only:
+        ds = subset(ds, opts.limit, opts.conversations, opts.only, per_conversation=opts.benchmark != "longmemeval")
+    if not ds.questions:
+        raise ValueError(f"no questions in the {opts.split} split of {opts.benchmark} under {opts.data_dir}")
+    return ds
+
+
+def measured_models(opts: RunOptions, evaluated: list[str]) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """The embedder (service and dense baseline) and, when the service is measured, its reranker, with
+    their training manifests; and their overlap with the evaluated conversations (raises
+    `TrainOverlapError` unless `opts.allow_train_overlap`). For a service the harness starts, the
+    reranker is `opts.reranker`, else what `use_trained_reranker` picks, else the service's default."""
+    models: dict[str, Any] = {"embedder": embedder_info()}
+    if not opts.baselines_only:
+        if opts.reranker and not opts.url:
+            os.environ["PALIMPSEST_RERANKER_MODEL_PATH"] = str(opts.reranker)
+        if not opts.url:
+            use_trained_reranker()
+        path, how = reranker_path(opts.reranker, None if opts.url else opts.var_dir)
+        models["reranker"] = model_info(path, resolved_by=how)
+    return models, check_overlap(models, opts.benchmark, evaluated, allow=opts.allow_train_overlap)
+
+
 def run(opts: RunOptions, log: Callable[[str], None] = print) -> tuple[dict[str, Any], dict[str, Path]]:
     from bench.runner import Client, ingest, service_answers
 
@@ -93,12 +125,12 @@ def run(opts: RunOptions, log: Callable[[str], None] = print) -> tuple[dict[str,
     budgets = tuple(sorted(set(opts.budgets)))
     timings: dict[str, float] = {}
 
-    ds = LOADERS[opts.benchmark](opts.data_dir)
-    full_q = len(ds.questions)
-    if opts.limit or opts.conversations or opts.only:
-        ds = subset(ds, opts.limit, opts.conversations, opts.only)
-    log(f"{opts.benchmark}: {len(ds.conversations)} conversations, {ds.n_turns} turns, {len(ds.questions)} questions"
-        + (f" (subset of {full_q})" if len(ds.questions) != full_q else ""))
+    ds = select_questions(opts, load(opts.benchmark, opts.data_dir))
+    log(f"{opts.benchmark} ({opts.split}): {len(ds.conversations)} conversations, {ds.n_turns} turns, "
+        f"{len(ds.questions)} questions")
+
+    # What is measured with, and refuse (before any work) to score a model on its training data.
+    models, train_overlap = measured_models(opts, [c.id for c in ds.conversations])
 
     # Baselines first, so they never compete with the service for the CPU while it is measured.
     t = time.perf_counter()
@@ -125,7 +157,6 @@ def run(opts: RunOptions, log: Callable[[str], None] = print) -> tuple[dict[str,
                 log(f"starting the service on the embedded default under {opts.var_dir}")
                 # beat runs the outbox sweeper, as in `palimpsest run`: it re-enqueues work that was never
                 # queued, e.g. a layer added after these events were ingested by an earlier run.
-                use_trained_reranker()
                 stack = ServiceStack(var_dir=opts.var_dir, api_key=key, beat=True, log_dir=opts.var_dir / "logs")
                 stack.start()
                 url = stack.base_url
@@ -168,8 +199,10 @@ def run(opts: RunOptions, log: Callable[[str], None] = print) -> tuple[dict[str,
     subset_note = None
     if opts.limit or opts.conversations or opts.only:
         which = ", ".join(opts.only) if opts.only else None
-        subset_note = (f"{which or ('first ' + str(opts.conversations) if opts.conversations else 'all')} conversations; "
-                       f"{str(opts.limit) + ' questions per conversation, spread evenly' if opts.limit else 'all questions'}")
+        per = " per conversation" if opts.benchmark != "longmemeval" else " (one haystack each)"
+        subset_note = (f"{which or ('first ' + str(opts.conversations) if opts.conversations else 'all')} conversations "
+                       f"of the {opts.split} split; "
+                       f"{str(opts.limit) + ' questions' + per + ', spread evenly' if opts.limit else 'all questions'}")
     result: dict[str, Any] = {
         "benchmark": opts.benchmark,
         "run_id": run_id,
@@ -182,13 +215,16 @@ def run(opts: RunOptions, log: Callable[[str], None] = print) -> tuple[dict[str,
             "unscored": unscored(ds), "notes": ds.notes,
         },
         "subset": subset_note,
+        "split": {"name": opts.split, "manifest": str(MANIFEST.relative_to(REPO_ROOT))},
+        "models": models,
+        "train_overlap": {"allowed": opts.allow_train_overlap, "conversations": train_overlap},
         "apart": list(ds.apart),
         "budgets": list(budgets),
         "top_k": opts.top_k,
         "pipeline": opts.pipeline,
         "concurrency": opts.concurrency,
         "latency_sample": opts.latency_sample,
-        "tokenizer": "all-MiniLM-L6-v2 word pieces (app.models.embedder.count_tokens)",
+        "tokenizer": "all-MiniLM-L6-v2 word pieces (app.adapters.embedder.count_tokens)",
         "service": service_info,
         "systems": systems,
         "timings": timings,

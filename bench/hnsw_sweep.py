@@ -56,7 +56,7 @@ def _log(msg: str) -> None:
 def real_vectors(data_dir: Path, cache: Path, beam_sample: int, seed: int) -> tuple[np.ndarray, np.ndarray, dict]:
     """(turn vectors, question vectors, description); cached by the inputs that make them."""
     from bench.datasets import LOCOMO_ADVERSARIAL, load_beam, load_locomo
-    from workers.embed import embed_text
+    from app.domain.event import turn_text as embed_text
 
     loc = load_locomo(data_dir)
     turns = [embed_text(t.speaker, t.content) for c in loc.conversations for t in c.turns]
@@ -67,7 +67,7 @@ def real_vectors(data_dir: Path, cache: Path, beam_sample: int, seed: int) -> tu
     except FileNotFoundError:
         pass
     questions = [q.question for q in loc.questions if q.category != LOCOMO_ADVERSARIAL]
-    from app.models.embedder import get_embedder
+    from app.adapters.embedder import get_embedder
 
     emb = get_embedder()
     key = f"{emb.name}-{len(turns)}-{len(questions)}-{seed}"

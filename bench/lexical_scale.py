@@ -14,7 +14,7 @@ planted facts), and the stage is timed as the service runs it.
 Per size, on planted questions spread over the tenant, scoped to the tenant and to the planted
 fact's conversation, interleaved query by query (each question starting with the next variant, so
 none always pays for the cold pages; N and avgdl refreshed untimed when their reuse expires):
-- `current`: `app.pipeline.lexical.lexical_signal` as the service runs it: terms held by more than
+- `current`: `app.services.retrievers.lexical_signal` as the service runs it: terms held by more than
   `lexical_common_share` of the events (PostgreSQL's own statistics say which) only score, never
   find, and of the rest, rarest first, only as many find as are expected to match
   `lexical_find_budget` events together; the query terms' frequencies read out of the tsvectors in
@@ -43,7 +43,8 @@ from typing import Any
 from sqlalchemy import Connection, create_engine, text
 
 from bench.datasets import spread
-from bench.harness import REPO_ROOT, _git, default_data_dir
+from bench.datasets import default_data_dir
+from bench.harness import REPO_ROOT, _git
 from bench.scale_data import Corpus, Planted, SourcePool
 
 VARIANTS = ("current", "share-only", "every-term", "recount", "before")
@@ -66,8 +67,8 @@ ORDER BY ts_rank_cd(e.search_tsv, q.tsq, 1) DESC, e.id LIMIT :limit
 
 def before_signal(conn: Connection, scope, query: str, limit: int, max_docs: int = 2000) -> list[tuple[int, float]]:
     """The lexical stage as it was: whole tsvectors parsed in Python, N and avgdl counted each time."""
-    from app.pipeline.lexical import bm25
-    from app.storage.search import _filters, query_lexemes, scope_stats
+    from app.domain.retrieval.lexical import bm25
+    from app.storage.candidates import _filters, query_lexemes, scope_stats
 
     terms = [t.replace("'", "''") for t in query_lexemes(conn, query)]  # as the tsvector text spells them
     if not terms:
@@ -128,9 +129,9 @@ def planted_before(corpus: Corpus, n: int) -> list[Planted]:
 # ---------------------------------------------------------------- measuring
 
 def measure(engine, tid: int, questions: Sequence[Planted], limit: int = 100) -> dict[str, Any]:
-    from app.pipeline.lexical import lexical_signal
-    from app.storage import search
-    from app.storage.search import Scope
+    from app.services.retrievers import lexical_signal
+    from app.storage import candidates as search
+    from app.storage.candidates import Scope
 
     out: dict[str, Any] = {}
     for scope_name in ("tenant", "conversation"):

@@ -60,6 +60,30 @@ def rank_metrics(ranked: Sequence[str], gold: Iterable[str], ks: Sequence[int] =
     return out
 
 
+def session_recall(ranked: Sequence[str], gold_sessions: Iterable[str], session_of: Mapping[str, str], k: int,
+                   every: bool = False) -> float:
+    """Session-level recall at k over a ranking of TURNS (the service and the baselines rank turns):
+    the sessions retrieved at k are the sessions of the first k ranked turns, so a session counts as
+    retrieved at k when any one of its turns is among the first k items (k counts turns, not sessions;
+    fewer than k distinct sessions may be retrieved). 1.0 when at least one gold session is retrieved
+    (`every`: when all of them are), else 0.0; 0.0 when there is no gold session. Turns missing from
+    `session_of` belong to no session."""
+    g = set(gold_sessions)
+    if not g:
+        return 0.0
+    got = {session_of[e] for e in ranked[:k] if e in session_of}
+    return 1.0 if (g.issubset(got) if every else bool(g & got)) else 0.0
+
+
+def session_metrics(ranked: Sequence[str], gold_sessions: Iterable[str], session_of: Mapping[str, str],
+                    ks: Sequence[int] = (5, 10), all_k: int = 10) -> dict[str, float]:
+    """sR@k for each k (any gold session retrieved) and sall@all_k (every one), per `session_recall`."""
+    gold = list(gold_sessions)
+    out = {f"sR@{k}": session_recall(ranked, gold, session_of, k) for k in ks}
+    out[f"sall@{all_k}"] = session_recall(ranked, gold, session_of, all_k, every=True)
+    return out
+
+
 def evidence_recall(in_context: Iterable[str], gold: Iterable[str]) -> float:
     """Fraction of the (distinct) gold ids present in the context; 0.0 when there is no gold."""
     g = set(gold)

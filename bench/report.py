@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.evaluate import RANK_KEYS
+from bench.evaluate import RANK_KEYS, SESSION_KEYS
 from bench.metrics import ctx_key, er_key
 
 SERVICE = "service"
-TITLES = {"locomo": "LoCoMo (dev, 7 conversations)", "beam": "BEAM 100K"}
+TITLES = {"locomo": "LoCoMo (dev, 7 conversations)", "beam": "BEAM 100K", "longmemeval": "LongMemEval_S"}
 
 
 def _fmt(v: Any, key: str = "") -> str:
@@ -58,11 +58,17 @@ def _row(label: str, values: dict[str, Any], systems: Sequence[str], baselines: 
     return "| " + " | ".join(cells) + " |"
 
 
+def _session_keys(result: dict[str, Any]) -> list[str]:
+    """The session-level metrics, when some system's table has them (LongMemEval)."""
+    tables = [summ.get("table", {}) for summ in result["systems"].values()]
+    return [k for k in SESSION_KEYS if any(k in row for t in tables for row in t.values())]
+
+
 def metric_table(result: dict[str, Any], group: str) -> list[str]:
     """Rows = metrics, columns = systems and ratios, for one row group (a category, overall, all)."""
     systems, baselines = _systems(result)
     budgets = result["budgets"]
-    keys = [*RANK_KEYS, *(er_key(b) for b in budgets), *(ctx_key(b) for b in budgets)]
+    keys = [*RANK_KEYS, *_session_keys(result), *(er_key(b) for b in budgets), *(ctx_key(b) for b in budgets)]
     lines = _header(systems, baselines, "metric")
     for k in keys:
         vals = {s: result["systems"][s]["table"].get(group, {}).get(k) for s in systems}
@@ -84,6 +90,56 @@ def category_table(result: dict[str, Any], key: str) -> list[str]:
     return lines
 
 
+def headline_table(result: dict[str, Any]) -> list[str]:
+    """Rows = systems; per headline metric two columns side by side: every question with gold evidence,
+    and without the categories reported apart (LoCoMo's adversarial). Where nothing with evidence is
+    set apart (BEAM and LongMemEval set apart abstention questions, which have none), one column."""
+    apart = [c for c in result.get("apart", []) if c != "abstention"] or list(result.get("apart", []))
+    first = result["systems"][next(iter(result["systems"]))]["table"]
+    both = "all" in first
+    keys = [*RANK_KEYS, *_session_keys(result), er_key(max(result["budgets"]))] if result["budgets"] else \
+        [*RANK_KEYS, *_session_keys(result)]
+    without = f"w/o {', '.join(apart)}"
+    cols = [f"{k} all | {k} {without}" if both else k for k in keys]
+    n = (f"all n={first['all']['n']:.0f}, {without} n={first.get('overall', {}).get('n', 0):.0f}" if both
+         else f"n={first.get('overall', {}).get('n', 0):.0f}")
+    out = [f"| system ({n}) | " + " | ".join(cols) + " |",
+           "|---|" + "---:|" * (len(keys) * (2 if both else 1))]
+    for s, summ in result["systems"].items():
+        t = summ["table"]
+        cells = [f"{_fmt(t.get('all', {}).get(k), k)} | {_fmt(t.get('overall', {}).get(k), k)}" if both
+                 else _fmt(t.get("overall", {}).get(k), k) for k in keys]
+        out.append(f"| {s} | " + " | ".join(cells) + " |")
+    return out
+
+
+def _models_lines(result: dict[str, Any]) -> list[str]:
+    """Split, models and their training data, and a loud mark when scored on training conversations."""
+    out: list[str] = []
+    split = result.get("split")
+    if split:
+        out.append(f"Split: **{split['name']}** ({split['manifest']})")
+    for role, m in (result.get("models") or {}).items():
+        if not m:
+            continue
+        w = m.get("weights") or {}
+        tr = m.get("training")
+        trained = ("trained on " + ", ".join(f"{d} {len(v)}" for d, v in tr["datasets"].items() if v)
+                   + f" ({tr.get('source')})") if tr else "no training manifest"
+        if not m.get("path"):
+            out.append(f"{role.capitalize()}: {m.get('resolved_by') or 'none'}")
+            continue
+        out.append(f"{role.capitalize()}: {m.get('name')} `{m['path']}`"
+                   + (f" · sha256 {w['sha256'][:12]}" if w.get("sha256") else "") + f" · {trained}"
+                   + (f" · {m['resolved_by']}" if m.get("resolved_by") and m.get("path") else ""))
+    ov = result.get("train_overlap") or {}
+    if ov.get("conversations"):
+        out.append("**Scored on conversations a model was trained on (--allow-train-overlap): "
+                   + "; ".join(f"{r}: {', '.join(ids)}" for r, ids in ov["conversations"].items())
+                   + ". Not a held-out result.**")
+    return out
+
+
 def markdown(result: dict[str, Any]) -> str:
     name = result["benchmark"]
     d = result["data"]
@@ -95,6 +151,7 @@ def markdown(result: dict[str, Any]) -> str:
                f"top_k {result['top_k']} · budgets {', '.join(map(str, budgets))} · tokens: {result['tokenizer']}")
     if result.get("subset"):
         out.append(f"Subset: {result['subset']}")
+    out += _models_lines(result)
     svc = result.get("service")
     if svc:
         out.append(f"Service: {svc['url']} ({'started by the harness, embedded default' if svc.get('embedded') else 'given URL'})"
@@ -107,6 +164,15 @@ def markdown(result: dict[str, Any]) -> str:
                "the first turn that does not fit. r@k / all@10 / mrr over the top_k items returned; er@B = "
                "fraction of gold turns inside the context returned for token_budget B; ctx@B = its tokens.")
     out.append("")
+    side = "all" in result["systems"][next(iter(result["systems"]))]["table"]
+    out.append("## Headline: all questions and without " + ", ".join(apart) + ", side by side" if side else
+               "## Headline" + (f" ({', '.join(apart)} questions have no evidence: reported apart below)" if apart else ""))
+    out += headline_table(result)
+    if result.get("benchmark") == "longmemeval":
+        out += ["", "sR@k: session-level recall — a gold session (`answer_session_ids`) counts as retrieved at k "
+                "when any of its turns is among the first k turns returned; sall@10: every gold session is. "
+                "The turn-level metrics score the `has_answer` turns."]
+    out.append("")
     out.append(f"## Overall ({'all categories except ' + ', '.join(apart) if apart else 'all categories'})")
     out += metric_table(result, "overall")
     for cat in apart:
@@ -116,7 +182,7 @@ def markdown(result: dict[str, Any]) -> str:
     if apart and "all" in result["systems"][next(iter(result["systems"]))]["table"]:
         out += ["", "## All questions with gold evidence"]
         out += metric_table(result, "all")
-    for key in [*RANK_KEYS, *(er_key(b) for b in budgets)]:
+    for key in [*RANK_KEYS, *_session_keys(result), *(er_key(b) for b in budgets)]:
         out += ["", f"## By category: {key}"]
         out += category_table(result, key)
 

@@ -39,12 +39,12 @@ def _log(msg: str) -> None:
 
 def question_sets(data_dir: Path, dataset: str, questions: int, pairs: int, seed: int = 0) -> list[tuple[str, list[str]]]:
     """(question, passages) per question, from the first conversations of the data set."""
-    from app.pipeline.rerank import passage_text
+    from app.domain.event import turn_text
     from bench.datasets import load_beam, load_locomo, subset
 
     ds = load_locomo(data_dir) if dataset == "locomo" else subset(load_beam(data_dir), conversations=2)
     rng = random.Random(seed)
-    turns = {c.id: [passage_text(t.speaker, t.content) for t in c.turns] for c in ds.conversations}
+    turns = {c.id: [turn_text(t.speaker, t.content) for t in c.turns] for c in ds.conversations}
     out = []
     for q in ds.questions:
         pool = turns.get(q.conversation_id) or []
@@ -61,7 +61,7 @@ def _spearman(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def run(model_path: str, sets: list[tuple[str, list[str]]], batches: list[int], repeats: int) -> dict[str, Any]:
-    from app.models.reranker import Reranker
+    from app.adapters.reranker import Reranker
 
     models = {b: Reranker(model_path, batch_size=b, quantize=True) for b in batches}
     exact = Reranker(model_path, batch_size=1, quantize=False)
@@ -109,7 +109,7 @@ def markdown(res: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     import torch
 
-    from app.models.reranker import default_reranker_path
+    from app.adapters.reranker import default_reranker_path
     from app.settings import get_settings
 
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])

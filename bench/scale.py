@@ -24,11 +24,12 @@ from typing import Any
 
 from sqlalchemy import text
 
+from app.domain.event import turn_text
 from app.embedded import ServiceStack
 from bench.datasets import spread
-from bench.harness import REPO_ROOT, _git, default_data_dir, exclusive
+from bench.datasets import default_data_dir
+from bench.harness import REPO_ROOT, _git, exclusive
 from bench.scale_data import Corpus, Event, Planted, SourcePool
-from bench.scale_vectors import embed_text
 
 Log = Callable[[str], None]
 DEFAULT_SIZES = (10_000, 100_000, 1_000_000)
@@ -203,7 +204,7 @@ def _batches(events: Iterator[tuple[Event, Planted | None]], size: int, planted:
         if p is not None:
             planted.append(p)
         if k % stride == 0:
-            sample.append(embed_text(ev["speaker"], ev["content"]))  # what the embed task encodes
+            sample.append(turn_text(ev["speaker"], ev["content"]))  # what the embed task encodes
         batch.append(ev)
         if len(batch) == size:
             yield batch
@@ -284,7 +285,7 @@ def _worker_embed_eps(engine, tenant_id: int, after_pk: int) -> float | None:
 def _raw_embed(texts: list[str], log: Log) -> dict[str, Any]:
     """The embedder's raw batch throughput in this process on a sample of the step's own texts, in one
     encode call at the configured batch size (the embed task encodes its 64-event chunks the same way)."""
-    from app.models.embedder import get_embedder
+    from app.adapters.embedder import get_embedder
 
     emb = get_embedder()
     emb.encode(texts[:32])  # warm-up

@@ -21,7 +21,8 @@ from typing import Any, Sequence
 
 from sqlalchemy import text
 
-from bench.harness import REPO_ROOT, _git, default_data_dir
+from bench.datasets import default_data_dir
+from bench.harness import REPO_ROOT, _git
 
 
 def _log(msg: str) -> None:

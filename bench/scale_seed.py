@@ -16,8 +16,9 @@ from typing import Any
 
 from sqlalchemy import text
 
+from app.domain.event import turn_text
 from bench.scale_data import Corpus, Planted
-from bench.scale_vectors import SeedVectors, embed_text
+from bench.scale_vectors import SeedVectors
 
 WRITE_BATCH = 1000
 INDEX_MEMORY = "4GB"  # the 1M-vector graph is ~2 GB; pgvector builds far faster when it fits
@@ -36,9 +37,9 @@ def write_events(engine, tenant_id: int, corpus: Corpus, start: int, stop: int,
     """Write events [start, stop) of the corpus as the API does: the service's writer, one transaction
     per `WRITE_BATCH`, outbox rows included (no tasks enqueued). Appends the planted facts among them
     to `planted`; returns the seconds spent writing (generating the events is not counted)."""
-    from app.pipeline.writer import write_batch
+    from app.domain.layer_registry import LAYERS
+    from app.services.ingest import write_batch
     from app.transfer import event_from_record
-    from workers.registry import LAYERS
 
     seconds = 0.0
     batch = []
@@ -61,7 +62,8 @@ def seed(engine, dsn: str, corpus: Corpus, tenant_id: int, start: int, stop: int
     import psycopg
     from pgvector.psycopg import register_vector
 
-    from app.storage import indexing
+    from app.storage import outbox
+    from app.storage import vectors as vector_store
     from app.storage.db import refresh_statistics
 
     if stop > vectors.events:
@@ -70,7 +72,7 @@ def seed(engine, dsn: str, corpus: Corpus, tenant_id: int, start: int, stop: int
     with engine.begin() as conn:
         last_pk = conn.execute(text("SELECT coalesce(max(id), 0) FROM events WHERE tenant_id = :t"),
                                {"t": tenant_id}).scalar_one()
-        indexing.drop_dense_index(conn)
+        vector_store.drop_dense_index(conn)
 
     try:
         t = time.perf_counter()  # wall time of this part, generating the events included
@@ -89,16 +91,16 @@ def seed(engine, dsn: str, corpus: Corpus, tenant_id: int, start: int, stop: int
                               "FROM STDIN WITH (FORMAT BINARY)") as cp:
                     cp.set_types(["int8", "varchar", "int8", "varchar", "vector"])
                     for pos, (ev, _) in enumerate(corpus.events(start, stop), start):
-                        vec = vectors.row(pos, embed_text(ev["speaker"], ev["content"]))
+                        vec = vectors.row(pos, turn_text(ev["speaker"], ev["content"]))
                         cp.write_row((pks[ev["event_id"]], model, tenant_id, ev["conversation_id"], vec))
         with engine.begin() as conn:
-            out["outbox_marked"] = indexing.mark_layer_done(conn, tenant_id, "embed", last_pk)
+            out["outbox_marked"] = outbox.mark_layer_done(conn, tenant_id, "embed", last_pk)
         out["vectors_s"] = round(time.perf_counter() - t, 1)
         log(f"copied {stop - start:,} vectors in {out['vectors_s']:.0f}s")
     finally:  # a failed seed must not leave the tenant without its dense index
         t = time.perf_counter()
         with engine.begin() as conn:
-            indexing.build_dense_index(conn, INDEX_MEMORY)
+            vector_store.build_dense_index(conn, INDEX_MEMORY)
         out["index_build_s"] = round(time.perf_counter() - t, 1)
     with engine.connect() as conn:
         out["index_vectors"] = conn.execute(text("SELECT count(*) FROM embeddings")).scalar_one()

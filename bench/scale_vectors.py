@@ -9,7 +9,7 @@ embedder indexes 35-40 events/s, so 1M events would take 7-8 hours: that is the 
 10k to 1M adds nothing to learn about it. What does grow with the tenant (the HNSW graph, the GIN
 index, the lexical statistics, the planner's choices) needs the million rows to be there. This module
 computes the vectors of the corpus' first N events once, with the service's own embedder
-(`app.models.embedder.Embedder`, the same weights and the text the embed task encodes), on any
+(`app.adapters.embedder.Embedder`, the same weights and the text the embed task encodes), on any
 device; `palimpsest bench scale --vectors DIR` then COPYs those events and vectors into the tenant
 and POSTs only the last events of each step through the API (bench/scale.py).
 
@@ -32,14 +32,10 @@ from typing import Any
 
 import numpy as np
 
+from app.domain.event import turn_text
 from bench.scale_data import Corpus, SourcePool
 
 CHUNK = 50_000  # texts per encode call: bounded memory, progress in the log
-
-
-def embed_text(speaker: str, content: str) -> str:
-    """The text the embed task encodes (workers/embed.embed_text; not imported: it would start Celery)."""
-    return f"{speaker}: {content}"
 
 
 def text_hash(text: str) -> int:
@@ -52,7 +48,7 @@ def folder(out: Path, seed: int, events: int) -> Path:
 
 def corpus_texts(corpus: Corpus, start: int, stop: int) -> Iterator[str]:
     for ev, _ in corpus.events(start, stop):
-        yield embed_text(ev["speaker"], ev["content"])
+        yield turn_text(ev["speaker"], ev["content"])  # what the embed task encodes
 
 
 class SeedVectors:
@@ -105,7 +101,7 @@ def compute(corpus: Corpus, events: int, embedder, out_dir: Path, log=print) -> 
 def main(argv: Sequence[str] | None = None) -> int:
     import os
 
-    from app.models.embedder import Embedder  # no settings, no database: runs on a bare GPU machine
+    from app.adapters.embedder import Embedder  # no settings, no database: runs on a bare GPU machine
 
     repo = Path(__file__).resolve().parents[1]
     data_dir = Path(os.environ.get("PALIMPSEST_BENCH_DATA") or repo.parent / "shared" / "data")

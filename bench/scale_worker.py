@@ -11,7 +11,7 @@ the real worker with every layer.
 from __future__ import annotations
 
 from workers.celery_app import celery
-from workers.registry import CONVERSATION_LAYERS, LAYERS
+from app.domain.layer_registry import CONVERSATION_LAYERS, LAYERS
 
 celery.conf.include = ["workers.embed", "workers.heat"]  # queries hand their heat bumps to the worker
 

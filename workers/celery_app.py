@@ -5,21 +5,14 @@ from celery import Celery
 import structlog
 from celery.signals import setup_logging, task_postrun, task_prerun, worker_process_init
 
+from app.runtime import install, redis_url
 from app.settings import get_settings
-
-
-def broker_url() -> str:
-    s = get_settings()
-    if s.redis_url:
-        return s.redis_url
-    from app.embedded import ensure_redis
-
-    return ensure_redis(s.var_dir)
 
 
 def make_celery() -> Celery:
     s = get_settings()
-    app = Celery("palimpsest", broker=broker_url(), include=[
+    install()  # no URL configured: storage and the broker fall back on the embedded servers (app/runtime.py)
+    app = Celery("palimpsest", broker=redis_url(), include=[
         "workers.embed", "workers.sweep", "workers.gate", "workers.consolidate", "workers.surprise",
         "workers.engrams", "workers.graph", "workers.heat",
     ])

@@ -1,4 +1,5 @@
-"""Request dependencies: the database connection and the caller's tenant (from the Bearer key)."""
+"""Request dependencies: the database connection, the caller's tenant (from the Bearer key) and
+the dispatcher that hands background work to the workers."""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -7,7 +8,9 @@ from fastapi import Depends, HTTPException, Request, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy import Connection
 
+from app.adapters.dispatch import CeleryDispatcher
 from app.api.limits import check_rate
+from app.ports import Dispatcher
 from app.settings import get_settings
 from app.storage import tenants
 from app.storage.db import get_engine
@@ -27,6 +30,11 @@ def db() -> Iterator[Connection]:
 # scope would commit after the response left: a client could be told "deleted", or read its own
 # write, before the commit, and a failed commit would go unreported.)
 DB = Depends(db, scope="function")
+
+
+def dispatcher() -> Dispatcher:
+    """Where routes send background work: the Celery broker (a test overrides this dependency)."""
+    return CeleryDispatcher(get_settings().index_chunk_size)
 
 
 def principal(

@@ -64,9 +64,9 @@ def redis_client_url(broker_url: str) -> str:
 def _redis():
     import redis
 
-    from workers.celery_app import broker_url
+    from app.runtime import redis_url
 
-    return redis.Redis.from_url(redis_client_url(broker_url()), socket_timeout=0.5, socket_connect_timeout=0.5)
+    return redis.Redis.from_url(redis_client_url(redis_url()), socket_timeout=0.5, socket_connect_timeout=0.5)
 
 
 def check_rate(key_id: int, per_minute: int, now: float | None = None) -> int | None:

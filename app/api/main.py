@@ -18,13 +18,14 @@ from app.api.limits import BodySizeLimit
 from app.api.mcp import mount_mcp
 from app.api.observability import RequestContext, metrics_endpoint, register_collectors
 from app.logging import configure_logging
+from app.runtime import install as install_runtime
 from app.settings import get_settings
 
 log = structlog.get_logger(__name__)
 
 
 def _warm_model(app: FastAPI) -> None:
-    from app.models.embedder import get_embedder
+    from app.adapters.embedder import get_embedder
 
     try:
         get_embedder().encode(["warm-up"])
@@ -54,6 +55,7 @@ def _field(loc: tuple) -> str:
 
 
 def create_app() -> FastAPI:
+    install_runtime()  # no URL configured: storage falls back on the embedded server (app/runtime.py)
     app = FastAPI(
         title="Palimpsest",
         version="0.1.0",

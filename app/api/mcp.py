@@ -1,16 +1,12 @@
 """Palimpsest as an MCP server: the memory as tools for agent hosts (official `mcp` SDK, v2).
 
-Tools: `remember` (write an event), `recall` (evidence and a budgeted context for a question),
-`timeline` (a conversation's events in time order, paged) and `forget` (delete a conversation).
+The tools (`app.api.mcp_tools`) always go through the HTTP API's routes, by way of the Python SDK.
+Two transports serve them:
 
-Two transports, one set of tools. The tools always go through the HTTP API's routes, by way of
-the Python SDK (`palimpsest.client.AsyncPalimpsest`), so validation, auth, scopes, idempotent
-event ids and the enqueueing of background work are exactly those of the API:
-
-- **Streamable HTTP, mounted in the API at `/mcp`** (`mount_mcp(app)`). The same API keys:
-  every MCP HTTP request must carry `Authorization: Bearer pal_...`; a missing or refused key is
-  answered 401 before the MCP layer sees the request, and each tool call acts for the tenant of
-  the key of the HTTP request that carried it (the SDK calls the API in-process through
+- **Streamable HTTP, mounted in the API at `/mcp`** (`mount_mcp(app)`, which `create_app` calls).
+  The same API keys: every MCP HTTP request must carry `Authorization: Bearer pal_...`; a missing or
+  refused key is answered 401 before the MCP layer sees the request, and each tool call acts for the
+  tenant of the key of the HTTP request that carried it (the SDK calls the API in-process through
   `httpx.ASGITransport` with that key). The server is *stateless* with JSON answers: any API
   replica can answer any MCP request, so no sticky sessions are needed behind a load balancer.
 - **stdio** (`run_stdio()`, the `palimpsest mcp` command): for agent hosts that start a local
@@ -19,230 +15,32 @@ event ids and the enqueueing of background work are exactly those of the API:
 
 The streamable HTTP session manager must run while the API runs: `mount_mcp` wraps the app's
 lifespan to start it (a fresh one each time the lifespan starts) unless told not to, in which
-case the app's own lifespan must enter `mcp_lifespan(app)`.
+case the app's own lifespan must enter `mcp_lifespan(app)`. This module never imports the app
+(`app.api.main` imports it): the app is handed in.
 """
 from __future__ import annotations
 
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
-from pydantic import BaseModel, Field
 
-from palimpsest.client import AsyncPalimpsest, errors
+from app.api.mcp_tools import build_server
+from palimpsest.client import AsyncPalimpsest
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from starlette.types import Receive, Scope, Send
 
-log = logging.getLogger(__name__)
-
 MCP_PATH = "/mcp"
-SERVER_NAME = "palimpsest"
-INSTRUCTIONS = (
-    "Palimpsest is a long-term memory. `remember` stores what was said, verbatim, in a "
-    "conversation (give the speaker and, if known, when it was said). `recall` answers a question "
-    "with the stored evidence: a dated, time-ordered `context` to read, plus the ranked items. "
-    "`timeline` lists a conversation's events in order. `forget` deletes a whole conversation."
-)
 # A tool call's HTTP requests to the API in the same process: the host name is never resolved.
 _INTERNAL_URL = "http://palimpsest-mcp.internal"
-
-ClientFor = Callable[[Context], AbstractAsyncContextManager[AsyncPalimpsest]]
-
-
-# ---------------------------------------------------------------- tool results
-
-
-class Remembered(BaseModel):
-    conversation_id: str
-    id: int = Field(description="The server's id of the event (for GET /v1/events/{id}).")
-    event_id: str | None = Field(description="The client id; given, or derived from the event's content.")
-    status: str = Field(description="created, or duplicate (this exact event was already stored)")
-
-
-class Signal(BaseModel):
-    rank: int
-    score: float
-
-
-class Evidence(BaseModel):
-    id: int
-    event_id: str | None
-    conversation_id: str
-    speaker: str
-    content: str
-    occurred_at: datetime
-    score: float = Field(description="Fused score: higher is better.")
-    signals: dict[str, Signal] = Field(description="Per retrieval signal that found it: its rank and raw score.")
-    in_context: bool = Field(description="Whether it is part of `context`.")
-
-
-class Recalled(BaseModel):
-    context: str = Field(description="The evidence to read: dated, in time order, inside the token budget.")
-    context_tokens: int
-    items: list[Evidence] = Field(description="The evidence, best first.")
-
-
-class TimelineEvent(BaseModel):
-    id: int
-    event_id: str | None
-    speaker: str
-    role: str | None = None
-    recipient: str | None = None
-    content: str
-    occurred_at: datetime
-
-
-class Timeline(BaseModel):
-    conversation_id: str
-    events: list[TimelineEvent]
-    next_cursor: str | None = Field(description="Pass as `cursor` for the next events; null at the end.")
-
-
-class Forgotten(BaseModel):
-    conversation_id: str
-    detail: dict[str, Any] = Field(default_factory=dict, description="What the server reported (counts).")
-
-
-# ---------------------------------------------------------------- the tools
-
-
-def _tool_error(exc: errors.PalimpsestError, what: str) -> ToolError:
-    """An SDK error as a message the model can act on."""
-    if isinstance(exc, errors.ValidationError):
-        fields = "; ".join(f"{e.field}: {e.message}" for e in exc.errors) or exc.message
-        return ToolError(f"{what}: invalid arguments ({fields})")
-    if isinstance(exc, errors.PermissionDenied):
-        return ToolError(f"{what}: this API key lacks the scope for it ({exc.message})")
-    if isinstance(exc, errors.AuthError):
-        return ToolError(f"{what}: the API key was refused ({exc.message})")
-    if isinstance(exc, errors.APIConnectionError):
-        return ToolError(f"{what}: the Palimpsest API cannot be reached ({exc.message})")
-    return ToolError(f"{what}: {exc.message}")
-
-
-def _forget_unsupported(exc: errors.PalimpsestError) -> bool:
-    """Whether the API has no DELETE /v1/conversations/{id} at all (as opposed to an unknown id)."""
-    if exc.status_code == 405:
-        return True
-    # FastAPI's answer for a path no route matches is exactly {"detail": "Not Found"}.
-    return exc.status_code == 404 and isinstance(exc.body, dict) and exc.body.get("detail") == "Not Found"
-
-
-def build_server(client_for: ClientFor) -> MCPServer:
-    """The MCP server with Palimpsest's tools; `client_for(ctx)` yields the SDK client a call uses."""
-    server: MCPServer = MCPServer(SERVER_NAME, title="Palimpsest memory", instructions=INSTRUCTIONS,
-                                  version="0.1.0")
-
-    @server.tool(
-        annotations=ToolAnnotations(title="Remember", read_only_hint=False, destructive_hint=False,
-                                    idempotent_hint=True, open_world_hint=False),
-    )
-    async def remember(
-        ctx: Context,
-        content: Annotated[str, Field(description="What was said or observed, verbatim.")],
-        conversation_id: Annotated[str, Field(description="The conversation (or agent/user memory) it belongs to.")],
-        speaker: Annotated[str, Field(description="Who said it, e.g. a person's name, 'user' or 'assistant'.")] = "user",
-        occurred_at: Annotated[datetime | None, Field(description="When it was said (ISO 8601); default: now.")] = None,
-        event_id: Annotated[str | None, Field(description="Your id for it; a repeat with the same id stores nothing.")] = None,
-        role: Annotated[str | None, Field(description="Chat role, e.g. user or assistant.")] = None,
-        metadata: Annotated[dict[str, Any] | None, Field(description="Any JSON object kept with the event.")] = None,
-    ) -> Remembered:
-        """Store one event in long-term memory, verbatim. Stored events are never rewritten; they
-        become searchable by `recall` within seconds (the meaning index is built in the background)."""
-        async with client_for(ctx) as pal:
-            try:
-                r = await pal.add_event(conversation_id, speaker, content, occurred_at=occurred_at,
-                                        event_id=event_id, role=role, metadata=metadata)
-            except errors.PalimpsestError as exc:
-                raise _tool_error(exc, "remember failed") from None
-        return Remembered(conversation_id=conversation_id, id=r.id, event_id=r.event_id, status=r.status)
-
-    @server.tool(annotations=ToolAnnotations(title="Recall", read_only_hint=True, open_world_hint=False))
-    async def recall(
-        ctx: Context,
-        query: Annotated[str, Field(description="The question, in natural language.")],
-        conversation_id: Annotated[str | None, Field(description="Search only this conversation; default: all.")] = None,
-        top_k: Annotated[int | None, Field(description="How many evidence items to return (server default 10).", ge=1, le=200)] = None,
-        token_budget: Annotated[int | None, Field(description="Token budget of `context` (server default 2000).", ge=1)] = None,
-        speakers: Annotated[list[str] | None, Field(description="Only events by these speakers.")] = None,
-        start: Annotated[datetime | None, Field(description="Only events at or after this time (ISO 8601).")] = None,
-        end: Annotated[datetime | None, Field(description="Only events at or before this time (ISO 8601).")] = None,
-    ) -> Recalled:
-        """Find what memory holds about a question: the evidence (verbatim events, best first, with
-        each retrieval signal's rank and score) and `context`, the evidence to read in time order."""
-        time_range = {"start": start, "end": end} if (start or end) else None
-        async with client_for(ctx) as pal:
-            try:
-                out = await pal.query(query, conversation_id=conversation_id, top_k=top_k, token_budget=token_budget,
-                                      speakers=speakers, time_range=time_range)
-            except errors.PalimpsestError as exc:
-                raise _tool_error(exc, "recall failed") from None
-        return Recalled(
-            context=out.context,
-            context_tokens=out.context_tokens,
-            items=[
-                Evidence(id=it.id, event_id=it.event_id, conversation_id=it.conversation_id, speaker=it.speaker,
-                         content=it.content, occurred_at=it.occurred_at, score=it.score,
-                         signals={k: Signal(rank=v.rank, score=v.score) for k, v in it.signals.items()},
-                         in_context=it.in_context)
-                for it in out.items
-            ],
-        )
-
-    @server.tool(annotations=ToolAnnotations(title="Timeline", read_only_hint=True, open_world_hint=False))
-    async def timeline(
-        ctx: Context,
-        conversation_id: Annotated[str, Field(description="The conversation to list.")],
-        limit: Annotated[int, Field(description="How many events (1-1000).", ge=1, le=1000)] = 50,
-        cursor: Annotated[str | None, Field(description="`next_cursor` of the previous call, to go on.")] = None,
-    ) -> Timeline:
-        """A conversation's events exactly as stored, oldest first, `limit` at a time."""
-        async with client_for(ctx) as pal:
-            try:
-                page = await pal.list_events(conversation_id, limit=limit, cursor=cursor)
-            except errors.PalimpsestError as exc:
-                raise _tool_error(exc, "timeline failed") from None
-        return Timeline(
-            conversation_id=conversation_id,
-            events=[TimelineEvent(id=e.id, event_id=e.event_id, speaker=e.speaker, role=e.role, recipient=e.recipient,
-                                  content=e.content, occurred_at=e.occurred_at) for e in page.events],
-            next_cursor=page.next_cursor,
-        )
-
-    @server.tool(
-        annotations=ToolAnnotations(title="Forget", read_only_hint=False, destructive_hint=True,
-                                    idempotent_hint=True, open_world_hint=False),
-    )
-    async def forget(
-        ctx: Context,
-        conversation_id: Annotated[str, Field(description="The conversation to delete, with all its events.")],
-    ) -> Forgotten:
-        """Delete a whole conversation from memory: its events and everything derived from them.
-        This cannot be undone."""
-        async with client_for(ctx) as pal:
-            try:
-                res = await pal.delete_conversation(conversation_id)
-            except errors.PalimpsestError as exc:
-                if _forget_unsupported(exc):
-                    raise ToolError(
-                        "forget is not available: this Palimpsest server does not offer "
-                        f"DELETE /v1/conversations/{{id}} (it answered {exc.status_code}); nothing was deleted"
-                    ) from None
-                raise _tool_error(exc, "forget failed") from None
-        detail = {k: v for k, v in (res.model_extra or {}).items()}
-        return Forgotten(conversation_id=conversation_id, detail=detail)
-
-    return server
 
 
 # ---------------------------------------------------------------- streamable HTTP, in the API
@@ -255,13 +53,6 @@ def _bearer(scope: Scope) -> str | None:
             if scheme.lower() == "bearer" and key.strip():
                 return key.strip()
             return None
-    return None
-
-
-def _header(scope: Scope, wanted: bytes) -> str | None:
-    for name, value in scope.get("headers", ()):
-        if name == wanted:
-            return value.decode("latin-1")
     return None
 
 
@@ -400,15 +191,6 @@ def mcp_lifespan(app: FastAPI) -> AbstractAsyncContextManager[None]:
 
 def has_mcp(app: FastAPI) -> bool:
     return getattr(app.state, "mcp", None) is not None
-
-
-def create_app_with_mcp() -> FastAPI:
-    """The API app with /mcp mounted (an app factory: `uvicorn --factory app.api.mcp:create_app_with_mcp`)."""
-    from app.api.main import create_app
-
-    app = create_app()
-    mount_mcp(app)  # a no-op once create_app mounts it itself
-    return app
 
 
 # ---------------------------------------------------------------- stdio

@@ -85,7 +85,8 @@ class BackgroundWorkCollector:
             log.debug("metrics_redis_unavailable", error=str(exc))
         try:
             from app.storage.db import get_engine
-            from app.storage.metrics import gate_counts, indexing_lag
+            from app.storage.events import gate_counts
+            from app.storage.outbox import indexing_lag
 
             with get_engine().connect() as conn:
                 for layer, n, age in indexing_lag(conn):

@@ -4,17 +4,21 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Annotated, Any
 
-from annotated_types import Interval
 from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
+    StrictFloat,
+    create_model,
     field_validator,
     model_validator,
 )
+from pydantic.fields import FieldInfo
 
+from app.domain.event import Event, StoredEvent
+from app.domain.recipe import options_model
 from app.settings import get_settings
 
 _S = get_settings()
@@ -39,8 +43,6 @@ Count = Annotated[int, BeforeValidator(_number_only)]
 # PostgreSQL text cannot hold NUL; saying so in the schema lets clients know before they send.
 NO_NUL = r"^[^\x00]*$"
 NOT_BLANK = r"^[^\x00]*\S[^\x00]*$"
-# A weight is a number, never a boolean (lax parsing would read false as 0.0).
-Weight = Annotated[float, Field(ge=0, le=100, strict=True)]
 
 
 class Strict(BaseModel):
@@ -67,23 +69,37 @@ def _depth(value: Any, limit: int = 1000) -> int:
     return deepest
 
 
-class EventIn(Strict):
-    conversation_id: str = Field(min_length=1, max_length=_S.max_id_length, pattern=NO_NUL, examples=["conv-26"])
-    event_id: str | None = Field(
-        default=None, min_length=1, max_length=_S.max_id_length, pattern=NO_NUL,
-        description="Client id, unique per conversation; a retry with the same id creates nothing.",
-        examples=["D1:3"],
-    )
-    speaker: str = Field(min_length=1, max_length=_S.max_id_length, pattern=NO_NUL, examples=["Caroline"])
-    recipient: str | None = Field(default=None, max_length=_S.max_id_length, pattern=NO_NUL, examples=["Melanie"])
-    role: str | None = Field(default=None, max_length=64, pattern=NO_NUL, examples=["user"])
-    content: str = Field(min_length=1, pattern=NOT_BLANK, description="Stored exactly as received.",
-                         examples=["I went to a LGBTQ support group yesterday and it was so powerful."])
-    occurred_at: Timestamp | None = Field(default=None, description="Event time (ISO 8601); default: now.",
-                                         examples=["2023-05-08T13:56:00Z"])
-    metadata: dict[str, Any] | None = Field(
-        default=None, examples=[{"session": 1}],
-        description="Any JSON object (at most 16 KiB, 32 levels deep, no NUL characters in keys or strings).")
+# This server's limits on the fields of an `Event` (settings `max_*`). EventIn adds them to the
+# domain's fields, which keep their types, defaults, descriptions and examples.
+_ID = {"min_length": 1, "max_length": _S.max_id_length, "pattern": NO_NUL}
+EVENT_LIMITS: dict[str, FieldInfo] = {
+    "conversation_id": Field(**_ID),
+    "event_id": Field(**_ID),
+    "speaker": Field(**_ID),
+    "recipient": Field(max_length=_S.max_id_length, pattern=NO_NUL),
+    "role": Field(max_length=64, pattern=NO_NUL),
+    "content": Field(min_length=1, pattern=NOT_BLANK),
+    "metadata": Field(description=f"Any JSON object (at most {_S.max_metadata_bytes // 1024} KiB, "
+                      f"{_S.max_metadata_depth} levels deep, no NUL characters in keys or strings)."),
+}
+
+
+def _with_limits(base: type[BaseModel], limits: dict[str, FieldInfo]) -> type[BaseModel]:
+    """`base`'s fields, in its order, with `limits` merged into them; unknown fields are refused."""
+    fields: dict[str, Any] = {
+        name: (f.annotation, FieldInfo.merge_field_infos(f, limits[name]) if name in limits else f)
+        for name, f in base.model_fields.items()
+    }
+    return create_model(f"{base.__name__}Limits", __base__=(Strict, base), __module__=__name__, **fields)
+
+
+# One event to write: `app.domain.event.Event` within this server's limits. (Comments, not
+# docstrings, on these models: a docstring would become their description in the OpenAPI document.)
+class EventIn(_with_limits(Event, EVENT_LIMITS)):  # type: ignore[misc]
+    @field_validator("occurred_at", mode="before")
+    @classmethod
+    def _iso(cls, v: Any) -> Any:
+        return _iso_only(v)
 
     @field_validator("content")
     @classmethod
@@ -158,17 +174,8 @@ class EventBatchResult(BaseModel):
     results: list[EventResult]
 
 
-class EventOut(BaseModel):
-    id: int
-    event_id: str | None
-    conversation_id: str
-    speaker: str
-    recipient: str | None
-    role: str | None
-    content: str
-    occurred_at: datetime
-    ingested_at: datetime
-    metadata: dict[str, Any]
+# An event exactly as stored (`app.domain.event.StoredEvent`), with the encoding gate's verdict.
+class EventOut(StoredEvent):
     gate: dict[str, Any] | None = None
 
 
@@ -206,34 +213,12 @@ class TimeRange(Strict):
         return self
 
 
-class PipelineOptions(Strict):
-    """Per-request switches and weights for the retrieval stages (unset = the server's setting)."""
-
-    lexical: StrictBool | None = None
-    dense: StrictBool | None = None
-    derived: StrictBool | None = None
-    graph: StrictBool | None = None
-    bundle: StrictBool | None = None
-    expansion: StrictBool | None = None
-    separation: StrictBool | None = None
-    lexical_weight: Weight | None = None
-    dense_weight: Weight | None = None
-    rrf_k: Annotated[int, Interval(ge=1, le=1000), BeforeValidator(_number_only)] | None = None
-    candidate_pool: Annotated[int, Interval(ge=1, le=1000), BeforeValidator(_number_only)] | None = None
-    neighbours: Annotated[int, Interval(ge=0, le=5), BeforeValidator(_number_only)] | None = None
-    neighbour_of: Annotated[int, Interval(ge=0, le=50), BeforeValidator(_number_only)] | None = None
-    notice: StrictBool | None = None
-    summaries: StrictBool | None = None
-    window: StrictBool | None = None
-    recency: StrictBool | None = None
-    intent: StrictBool | None = None
-    intent_weights: StrictBool | None = None
-    reweight: StrictBool | None = None
-    asker: StrictBool | None = None
-    salience_floor: Annotated[float, Interval(ge=0, le=1), Field(strict=True)] | None = None
-    rerank: StrictBool | None = None
-    rerank_top_n: Annotated[int, Interval(ge=1, le=200), BeforeValidator(_number_only)] | None = None
-    rerank_alpha: Annotated[float, Interval(ge=0, le=1), Field(strict=True)] | None = None
+# Every Recipe field, optional (unset = the server's setting), with the recipe's bounds and descriptions;
+# types are strict here as elsewhere in the API (a switch is true or false, never 0 or "yes").
+PipelineOptions = options_model(
+    "PipelineOptions", base=Strict, module=__name__, types_={bool: StrictBool, int: Count, float: StrictFloat},
+    doc="Per-request switches and weights for the retrieval stages (unset = the server's setting).",
+)
 
 
 class QueryIn(Strict):

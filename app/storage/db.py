@@ -1,7 +1,8 @@
-"""Engine and connections. The only place that decides which database the process talks to."""
+"""Engine and connections, on the URL the process is given: the configured one, else the one its
+runtime supplies (app/runtime.py decides on the embedded server; storage only takes a URL)."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 
@@ -10,15 +11,25 @@ from sqlalchemy.dialects.postgresql import ARRAY
 
 from app.settings import get_settings
 
+_fallback_url: Callable[[], str] | None = None
+
+
+def set_fallback_url(source: Callable[[], str]) -> None:
+    """Where the URL comes from when none is configured. The process's runtime sets it
+    (app/runtime.py: the embedded server, started on first use); storage never decides that."""
+    global _fallback_url
+    _fallback_url = source
+
 
 def database_url() -> str:
-    """The configured URL, or the embedded server's (started on demand) when none is configured."""
+    """The configured URL, else the runtime's fallback; an error when there is neither."""
     s = get_settings()
     if s.database_url:
         return normalise_url(s.database_url)
-    from app.embedded import ensure_postgres
-
-    return ensure_postgres(s.var_dir)
+    if _fallback_url is None:
+        raise RuntimeError("no database configured: set PALIMPSEST_DATABASE_URL, or call app.runtime.install() "
+                           "at the process's start for the embedded default")
+    return normalise_url(_fallback_url())
 
 
 def normalise_url(url: str) -> str:
@@ -68,6 +79,12 @@ def transaction(engine: Engine | None = None) -> Iterator[Connection]:
 def connect(engine: Engine | None = None) -> Iterator[Connection]:
     with (engine or get_engine()).connect() as conn:
         yield conn
+
+
+def ping(engine: Engine | None = None) -> None:
+    """One round trip (`SELECT 1`); raises when the database cannot answer (the readiness check)."""
+    with (engine or get_engine()).connect() as conn:
+        conn.exec_driver_sql("SELECT 1")
 
 
 def any_pk(values, name: str = "pks") -> ColumnElement:

@@ -1,15 +1,17 @@
-"""SQL for the verbatim event log: batch insert (idempotent), reads, cursor paging, status counts."""
+"""SQL for the verbatim event log: batch insert (idempotent), reads (one event, a page, a whole
+conversation as the layers read it, the neighbours of a hit), the gate's columns, deletes."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, or_, select, text, tuple_
+from sqlalchemy import Connection, and_, bindparam, func, or_, select, text, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from app.storage.db import any_pk
-from app.storage.models import Event, IndexingState
+from app.storage.models import Event
+from app.storage.outbox import pending_counts
 
 EVENT_COLUMNS = (
     Event.id,
@@ -95,24 +97,6 @@ def find_by_client_ids(conn: Connection, tenant_id: int, keys: list[tuple[str, s
     return {(r.conversation_id, r.event_id): r.id for r in res}
 
 
-def add_indexing_rows(conn: Connection, tenant_id: int, items: list[tuple[int, str]], layers: list[str]) -> None:
-    """Outbox rows, written in the event's own transaction (items are (event pk, conversation_id)):
-    one row per event and layer, from three array parameters in one statement."""
-    if not items or not layers:
-        return
-    conn.execute(text(_OUTBOX_SQL), {"tenant_id": tenant_id, "pks": [pk for pk, _ in items],
-                                     "convs": [conv for _, conv in items], "layers": list(layers)})
-
-
-_OUTBOX_SQL = """
-INSERT INTO indexing_state (event_pk, layer, tenant_id, conversation_id, enqueued_at)
-SELECT e.pk, l.layer, :tenant_id, e.conv, now()
-FROM unnest(CAST(:pks AS bigint[]), CAST(:convs AS text[])) AS e(pk, conv)
-CROSS JOIN unnest(CAST(:layers AS text[])) AS l(layer)
-ON CONFLICT DO NOTHING
-"""
-
-
 def get_event(conn: Connection, tenant_id: int, pk: int) -> EventRow | None:
     r = conn.execute(select(*EVENT_COLUMNS).where(Event.tenant_id == tenant_id, Event.id == pk)).first()
     return _row(r) if r else None
@@ -158,24 +142,15 @@ def conversation_status(conn: Connection, tenant_id: int, conversation_id: str) 
             Event.tenant_id == tenant_id, Event.conversation_id == conversation_id
         )
     ).scalar_one()
-    pending_n = (func.count() - func.count(IndexingState.done_at)).label("pending")
-    res = conn.execute(
-        select(IndexingState.layer, pending_n)
-        .where(IndexingState.tenant_id == tenant_id, IndexingState.conversation_id == conversation_id)
-        .group_by(IndexingState.layer)
-    )
-    return events, {r.layer: r.pending for r in res}
+    return events, pending_counts(conn, tenant_id, conversation_id)
 
 
 def delete_conversation(conn: Connection, tenant_id: int, conversation_id: str) -> int:
     """Delete a conversation's events; embeddings, outbox rows and per-event derived rows go by
-    cascade, the conversation-level ones (episodes, profiles, graph, ...) explicitly."""
-    from app.storage import layers
-
+    cascade (the conversation-level ones are `app.services.forget`'s to delete)."""
     res = conn.execute(
         Event.__table__.delete().where(Event.tenant_id == tenant_id, Event.conversation_id == conversation_id)
     )
-    layers.delete_conversation_rows(conn, tenant_id, [conversation_id])
     return res.rowcount
 
 
@@ -183,7 +158,7 @@ def delete_speaker(conn: Connection, tenant_id: int, speaker: str) -> tuple[int,
     """Delete every event a speaker wrote, in every conversation of the tenant.
 
     Returns the count and the conversations touched (their conversation-level layers must be
-    rebuilt without the deleted events).
+    rebuilt without the deleted events: `app.services.forget`).
     """
     res = conn.execute(
         Event.__table__.delete()
@@ -191,13 +166,7 @@ def delete_speaker(conn: Connection, tenant_id: int, speaker: str) -> tuple[int,
         .returning(Event.conversation_id)
     )
     convs = [r[0] for r in res]
-    touched = sorted(set(convs))
-    # Conversation-level rows could quote them (summaries, profiles, graph labels): drop them and
-    # make the remaining events pending so those layers rebuild without the deleted ones.
-    from app.storage import layers
-
-    layers.forget_derived(conn, tenant_id, touched, layers.REBUILT_AFTER_FORGET)
-    return len(convs), touched
+    return len(convs), sorted(set(convs))
 
 
 def list_conversations(conn: Connection, tenant_id: int, limit: int = 1000) -> list[tuple[str, int, datetime, datetime]]:
@@ -252,3 +221,108 @@ def latest_event_time(conn: Connection, tenant_id: int, conversation_id: str | N
     if conversation_id is not None:
         q = q.where(Event.conversation_id == conversation_id)
     return conn.execute(q).scalar()
+
+
+# ---------------------------------------------------------------- the log, as the layers read it
+
+def conversation_log(conn: Connection, tenant_id: int, conversation_id: str, include_gated_out: bool = False) -> list[EventRow]:
+    """Every event of a conversation in time order (then id: arrival order for equal times)."""
+    q = select(*EVENT_COLUMNS).where(Event.tenant_id == tenant_id, Event.conversation_id == conversation_id)
+    if not include_gated_out:
+        q = q.where((Event.gate_status.is_(None)) | (Event.gate_status != "gated_out"))
+    return [EventRow(*r) for r in conn.execute(q.order_by(Event.occurred_at, Event.id))]
+
+
+def tenant_log(conn: Connection, tenant_id: int, conversation_id: str | None = None) -> list[EventRow]:
+    """Every event of a tenant (or one conversation), gated-out ones included, by conversation and
+    time (re-gating reads it)."""
+    q = select(*EVENT_COLUMNS).where(Event.tenant_id == tenant_id)
+    if conversation_id is not None:
+        q = q.where(Event.conversation_id == conversation_id)
+    return [EventRow(*r) for r in conn.execute(q.order_by(Event.conversation_id, Event.occurred_at, Event.id))]
+
+
+def conversations_of(conn: Connection, pks: list[int]) -> list[tuple[int, str]]:
+    """The distinct (tenant, conversation) of the given events (worker side: any tenant)."""
+    if not pks:
+        return []
+    res = conn.execute(
+        select(Event.tenant_id, Event.conversation_id).where(Event.id.in_(pks)).distinct()
+    )
+    return sorted((r[0], r[1]) for r in res)
+
+
+def conversation_exists(conn: Connection, tenant_id: int, conversation_id: str) -> bool:
+    return conn.execute(
+        select(Event.id).where(Event.tenant_id == tenant_id, Event.conversation_id == conversation_id).limit(1)
+    ).first() is not None
+
+
+def tenant_conversations(conn: Connection, tenant_id: int) -> list[str]:
+    res = conn.execute(select(Event.conversation_id).where(Event.tenant_id == tenant_id).distinct())
+    return sorted(r[0] for r in res)
+
+
+def conversations_named(conn: Connection, conversation_id: str | None, tenant_id: int | None) -> list[tuple[int, str]]:
+    """(tenant, conversation) pairs with events, narrowed by either or both."""
+    q = select(Event.tenant_id, Event.conversation_id).distinct()
+    if tenant_id is not None:
+        q = q.where(Event.tenant_id == tenant_id)
+    if conversation_id is not None:
+        q = q.where(Event.conversation_id == conversation_id)
+    return sorted((r[0], r[1]) for r in conn.execute(q))
+
+
+def event_times(conn: Connection, tenant_id: int, pks: list[int]) -> dict[int, tuple[str, datetime, datetime]]:
+    """event pk -> (conversation_id, occurred_at, ingested_at) of the tenant's events among `pks`."""
+    return {
+        r[0]: (r[1], r[2], r[3])
+        for r in conn.execute(
+            select(Event.id, Event.conversation_id, Event.occurred_at, Event.ingested_at)
+            .where(Event.tenant_id == tenant_id, Event.id.in_(pks))
+        )
+    }
+
+
+# ---------------------------------------------------------------- the encoding gate's columns
+
+def recent_contents(conn: Connection, tenant_id: int, conversation_ids: list[str], n: int) -> dict[str, list[str]]:
+    """Per conversation, the contents of its `n` latest admitted events, newest first (the
+    neighbours novelty is measured against at ingest)."""
+    if not conversation_ids or n <= 0:
+        return {}
+    res = conn.execute(text(
+        "SELECT c.conv, r.content FROM unnest(CAST(:convs AS text[])) AS c(conv) "
+        "JOIN LATERAL (SELECT e.content, e.occurred_at, e.id FROM events e "
+        "  WHERE e.tenant_id = :t AND e.conversation_id = c.conv "
+        "    AND (e.gate_status IS NULL OR e.gate_status <> 'gated_out') "
+        "  ORDER BY e.occurred_at DESC, e.id DESC LIMIT :n) r ON true "
+        "ORDER BY c.conv, r.occurred_at DESC, r.id DESC"
+    ), {"convs": list(conversation_ids), "t": tenant_id, "n": n})
+    out: dict[str, list[str]] = {}
+    for conv, content in res:
+        out.setdefault(conv, []).append(content)
+    return out
+
+
+def gate_counts(conn: Connection) -> list[tuple[str, int]]:
+    """(gate status or 'unscored', events), across tenants, for the scrape-time metrics."""
+    rows = conn.execute(text(
+        "SELECT coalesce(gate_status, 'unscored'), count(*) FROM events GROUP BY 1"
+    ))
+    return [(r[0], int(r[1])) for r in rows]
+
+
+def set_gate(conn: Connection, rows: list[dict]) -> None:
+    """rows: {id, gate_novelty, gate_salience, gate_prediction_error, gate_score, gate_status}."""
+    if not rows:
+        return
+    stmt = (
+        update(Event)
+        .where(Event.id == bindparam("pk"))
+        .values(gate_novelty=bindparam("n"), gate_salience=bindparam("s"), gate_prediction_error=bindparam("p"),
+                gate_score=bindparam("score"), gate_status=bindparam("status"))
+    )
+    conn.execute(stmt, [{"pk": r["id"], "n": r["gate_novelty"], "s": r["gate_salience"],
+                         "p": r["gate_prediction_error"], "score": r["gate_score"], "status": r["gate_status"]}
+                        for r in rows])

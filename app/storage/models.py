@@ -140,7 +140,8 @@ class IndexingState(Base):
 
 
 # ---------------------------------------------------------------- ingestion layers (migration 0002)
-# Everything below is derived from `events` and rebuildable from it (app/storage/layers.py holds the SQL).
+# Everything below is derived from `events` and rebuildable from it (the SQL: app/storage/signals.py,
+# episodes.py, profiles.py, graph.py, layer_runs.py).
 
 SEARCH_EXTRA_TSV_EXPRESSION = "to_tsvector('english'::regconfig, coalesce(search_extra, ''))"
 

@@ -1,4 +1,5 @@
-"""Tenants and API keys. Keys are random, shown once, stored as a SHA-256 hash with a lookup prefix."""
+"""Tenants and API keys. Keys are random, shown once, stored as a SHA-256 hash with a lookup prefix.
+A tenant also carries its encoding-gate mode."""
 from __future__ import annotations
 
 import hashlib
@@ -12,6 +13,7 @@ from app.storage.models import ApiKey, Tenant
 
 KEY_PREFIX = "pal"
 ALL_SCOPES = ("read", "write", "admin")
+GATE_MODES = ("off", "tag", "filter")
 
 
 @dataclass(frozen=True)
@@ -101,3 +103,15 @@ def authenticate(conn: Connection, key: str) -> Principal | None:
 
 def list_tenants(conn: Connection) -> list[tuple[int, str]]:
     return [(r.id, r.name) for r in conn.execute(select(Tenant.id, Tenant.name).order_by(Tenant.id))]
+
+
+def tenant_gate_mode(conn: Connection, tenant_id: int, default: str = "off") -> str:
+    """The tenant's effective gate mode: its own, or the server default when it says 'default'."""
+    mode = conn.execute(select(Tenant.gate_mode).where(Tenant.id == tenant_id)).scalar()
+    return mode if mode in GATE_MODES else default
+
+
+def set_tenant_gate_mode(conn: Connection, tenant_id: int, mode: str) -> None:
+    if mode not in GATE_MODES + ("default",):
+        raise ValueError(f"unknown gate mode {mode!r}")
+    conn.execute(update(Tenant).where(Tenant.id == tenant_id).values(gate_mode=mode))

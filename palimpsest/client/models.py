@@ -1,7 +1,9 @@
 """Typed models of Palimpsest's HTTP API v1, as the client sees it.
 
-They mirror `app/api/schemas.py`. Response models accept fields they do not know (a newer server
-may add some) and keep them (`model_extra`); request models are what the client sends.
+They mirror `app/api/schemas.py`. `PipelineOptions` is derived from the server's own recipe
+(`app.domain.recipe.Recipe`, shipped in the same distribution), so it has every field the server knows.
+Response models accept fields they do not know (a newer server may add some) and keep them
+(`model_extra`); request models are what the client sends.
 """
 from __future__ import annotations
 
@@ -9,6 +11,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from app.domain import event as domain
+from app.domain.recipe import options_model
 
 
 class _Response(BaseModel):
@@ -27,18 +32,10 @@ def utc(value: datetime) -> datetime:
 # ---------------------------------------------------------------- requests
 
 
-class EventIn(_Request):
-    """One event to write. `event_id` and `occurred_at` are filled in by the client when left out
-    (see `Palimpsest.write_events`), so a retried write never creates a second copy."""
-
-    conversation_id: str
-    speaker: str
-    content: str
-    event_id: str | None = None
-    recipient: str | None = None
-    role: str | None = None
-    occurred_at: datetime | None = None
-    metadata: dict[str, Any] | None = None
+class EventIn(_Request, domain.Event):
+    """One event to write (the server's `app.domain.event.Event`). `event_id` and `occurred_at` are
+    filled in by the client when left out (see `Palimpsest.write_events`), so a retried write never
+    creates a second copy."""
 
 
 class TimeRange(_Request):
@@ -46,36 +43,16 @@ class TimeRange(_Request):
     end: datetime | None = None
 
 
-class PipelineOptions(_Request):
-    """Per-request switches and weights for the retrieval stages (unset = the server's setting).
-    Keys a newer server knows pass through unchanged; the server validates them."""
-
+class _Options(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    lexical: bool | None = None
-    dense: bool | None = None
-    derived: bool | None = None
-    graph: bool | None = None
-    bundle: bool | None = None
-    expansion: bool | None = None
-    separation: bool | None = None
-    window: bool | None = None
-    recency: bool | None = None
-    intent: bool | None = None
-    intent_weights: bool | None = None
-    reweight: bool | None = None
-    salience_floor: float | None = None
-    rerank: bool | None = None
-    rerank_top_n: int | None = None
-    rerank_alpha: float | None = None
-    lexical_weight: float | None = None
-    dense_weight: float | None = None
-    rrf_k: int | None = None
-    candidate_pool: int | None = None
-    neighbours: int | None = None
-    neighbour_of: int | None = None
-    summaries: bool | None = None
-    notice: bool | None = None
+
+# The server's recipe, every field optional (unset = the server's setting); the server checks the bounds.
+# Keys a newer server knows pass through unchanged (extra="allow"); the server validates them.
+PipelineOptions = options_model(
+    "PipelineOptions", base=_Options, bounds=False, module=__name__,
+    doc="Per-request switches and weights for the retrieval stages (unset = the server's setting).",
+)
 
 
 class QueryIn(_Request):
@@ -119,19 +96,10 @@ class WriteResult(_Response):
         return sum(1 for r in self.results if r.status == "duplicate")
 
 
-class Event(_Response):
-    """An event exactly as stored."""
+class Event(_Response, domain.StoredEvent):
+    """An event exactly as stored (the server's `app.domain.event.StoredEvent`), with the encoding
+    gate's verdict when the tenant's gate is on."""
 
-    id: int
-    event_id: str | None
-    conversation_id: str
-    speaker: str
-    recipient: str | None = None
-    role: str | None = None
-    content: str
-    occurred_at: datetime
-    ingested_at: datetime
-    metadata: dict[str, Any] = Field(default_factory=dict)
     gate: dict[str, Any] | None = None
 
 

@@ -7,10 +7,12 @@ from fastapi import APIRouter, Depends, HTTPException
 from sqlalchemy import Connection
 
 from app.api.deps import DB, reader
-from app.api.routes.query import llm_config, run_for
+from app.api.routes.query import run_for
 from app.api.schemas import ANSWER_ERRORS, AnswerEvidence, AnswerIn, AnswerOut, ContextEntry
-from app.models.llm import LLMError, chat
-from app.pipeline.answer import EvidenceLine, answer_messages, compress_messages, parse_answer, parse_compression
+from app.adapters.llm import llm_from_settings
+from app.domain.retrieval.answer import EvidenceLine
+from app.ports import LLMError
+from app.services.answer import answer_from_context
 from app.settings import get_settings
 from app.storage.tenants import Principal
 
@@ -19,30 +21,26 @@ router = APIRouter(prefix="/v1", tags=["query"], responses=ANSWER_ERRORS)
 
 @router.post("/answer", response_model=AnswerOut, summary="Answer a question from memory with the configured LLM")
 def answer(body: AnswerIn, who: Principal = Depends(reader), conn: Connection = DB) -> AnswerOut:
-    s = get_settings()
-    cfg = llm_config(s, timeout_s=s.llm_timeout_s)
-    if cfg is None:
+    llm = llm_from_settings(get_settings())
+    if llm is None:
         raise HTTPException(501, "no LLM is configured: set PALIMPSEST_LLM_BASE_URL (an OpenAI-compatible API); "
                                  "POST /v1/query returns the same context without an answer")
     out = run_for(body, who, conn)
     events = {e.id: e for e, _ in out.context_items}
     lines = [EvidenceLine(e.id, e.speaker, e.content, e.occurred_at) for e, _ in out.context_items]
-    shown, before = lines, None
     try:
-        if body.compress and lines:
-            shown, before = parse_compression(chat(cfg, compress_messages(body.query, lines), json_mode=True), lines), len(lines)
-        result = parse_answer(chat(cfg, answer_messages(body.query, shown), json_mode=True), shown)
+        done = answer_from_context(llm, body.query, lines, compress=body.compress)
     except (LLMError, ValueError) as exc:
         raise HTTPException(502, f"the LLM gave no usable answer: {exc}") from exc
     return AnswerOut(
-        answer=result.text,
+        answer=done.answer.text,
         evidence=[AnswerEvidence(id=pk, event_id=events[pk].event_id, conversation_id=events[pk].conversation_id,
                                  speaker=events[pk].speaker, content=events[pk].content,
-                                 occurred_at=events[pk].occurred_at) for pk in result.evidence],
+                                 occurred_at=events[pk].occurred_at) for pk in done.answer.evidence],
         context_items=[ContextEntry(id=e.id, event_id=e.event_id, reason=why)
-                       for e, why in out.context_items if e.id in {line.id for line in shown}],
+                       for e, why in out.context_items if e.id in {line.id for line in done.shown}],
         context_tokens=out.context_tokens,
-        compressed_from=before,
+        compressed_from=done.compressed_from,
         abstain=out.abstain,
-        model=cfg.model,
+        model=llm.model,
     )

@@ -1,4 +1,4 @@
-"""Per-conversation views of the background work."""
+"""A tenant's conversations: the list, the background work's lag, and forgetting (a conversation or a speaker)."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, HTTPException, Query
@@ -6,9 +6,10 @@ from sqlalchemy import Connection
 
 from app.api.deps import DB, only_query_params, reader, writer
 from app.api.schemas import ROUTE_ERRORS, ConversationList, ConversationStatus, ConversationSummary
+from app.services.conversations import indexing_status
+from app.services.forget import forget_conversation, forget_speaker
 from app.storage import events as store
 from app.storage.tenants import Principal
-from workers.registry import LAYERS
 
 router = APIRouter(prefix="/v1/conversations", tags=["conversations"], responses=ROUTE_ERRORS)
 
@@ -27,15 +28,13 @@ def list_conversations(
 @router.get("/{conversation_id}/status", response_model=ConversationStatus, summary="Indexing lag per layer",
             dependencies=[only_query_params()])
 def status(conversation_id: str, who: Principal = Depends(reader), conn: Connection = DB) -> ConversationStatus:
-    events, pending = store.conversation_status(conn, who.tenant_id, conversation_id)
-    return ConversationStatus(
-        conversation_id=conversation_id, events=events, pending={layer: pending.get(layer, 0) for layer in LAYERS}
-    )
+    events, pending = indexing_status(conn, who.tenant_id, conversation_id)
+    return ConversationStatus(conversation_id=conversation_id, events=events, pending=pending)
 
 
 @router.delete("/{conversation_id}", summary="Forget a conversation: its events and everything derived from them")
 def delete_conversation(conversation_id: str, who: Principal = Depends(writer), conn: Connection = DB) -> dict:
-    n = store.delete_conversation(conn, who.tenant_id, conversation_id)
+    n = forget_conversation(conn, who.tenant_id, conversation_id)
     if n == 0:
         raise HTTPException(404, f"conversation {conversation_id!r} not found")
     return {"deleted_events": n}
@@ -46,7 +45,7 @@ speakers_router = APIRouter(prefix="/v1/speakers", tags=["conversations"], respo
 
 @speakers_router.delete("/{speaker}", summary="Forget a speaker: every event they wrote and what was derived")
 def delete_speaker(speaker: str, who: Principal = Depends(writer), conn: Connection = DB) -> dict:
-    n, conversations = store.delete_speaker(conn, who.tenant_id, speaker)
+    n, conversations = forget_speaker(conn, who.tenant_id, speaker)
     if n == 0:
         raise HTTPException(404, f"speaker {speaker!r} not found")
     return {"deleted_events": n, "conversations": conversations}

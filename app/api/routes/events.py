@@ -1,4 +1,4 @@
-"""Ingest and read verbatim events. Thin: validation is in the schemas, logic in the writer."""
+"""Ingest and read verbatim events. Thin: validation is in the schemas, the write in `app.services.ingest`."""
 from __future__ import annotations
 
 import base64
@@ -8,7 +8,7 @@ from datetime import datetime
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 from sqlalchemy import Connection
 
-from app.api.deps import DB, only_query_params, reader, writer
+from app.api.deps import DB, dispatcher, only_query_params, reader, writer
 from app.api.schemas import (
     ROUTE_ERRORS,
     EventBatch,
@@ -17,14 +17,11 @@ from app.api.schemas import (
     EventPage,
     EventResult,
 )
-from app.pipeline.writer import NewEvent, write_batch
-from app.settings import get_settings
+from app.ports import Dispatcher
+from app.services.ingest import ingest
 from app.storage import events as store
-from app.storage.db import get_engine
 from app.storage.events import EventRow
 from app.storage.tenants import Principal
-from workers.dispatch import enqueue
-from workers.registry import LAYERS
 
 PG_BIGINT_MAX = 2**63 - 1
 router = APIRouter(prefix="/v1", tags=["events"], responses=ROUTE_ERRORS)
@@ -48,22 +45,9 @@ def event_out(row: EventRow) -> EventOut:
 
 
 @router.post("/events", response_model=EventBatchResult, summary="Write a batch of events (verbatim, idempotent)")
-def post_events(batch: EventBatch, who: Principal = Depends(writer)) -> EventBatchResult:
-    s = get_settings()
-    new = [
-        NewEvent(
-            conversation_id=e.conversation_id, speaker=e.speaker, content=e.content, event_id=e.event_id,
-            recipient=e.recipient, role=e.role, occurred_at=e.occurred_at, metadata=e.metadata,
-        )
-        for e in batch.events
-    ]
-    layers = list(LAYERS)
-    # The transaction commits before any work is enqueued: a worker never sees an uncommitted event.
-    with get_engine().begin() as conn:
-        results = write_batch(conn, who.tenant_id, new, layers)
-    created = [r.id for r in results if r.status == "created"]
-    for layer in layers:
-        enqueue(layer, created, s.index_chunk_size)
+def post_events(batch: EventBatch, who: Principal = Depends(writer),
+                send: Dispatcher = Depends(dispatcher)) -> EventBatchResult:
+    results = ingest(who.tenant_id, batch.events, send)
     return EventBatchResult(results=[EventResult(id=r.id, event_id=r.event_id, status=r.status) for r in results])
 
 

@@ -1,11 +1,12 @@
 """Liveness and readiness."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
-from sqlalchemy import text
 
-from app.storage.db import get_engine
+from app.api.deps import dispatcher
+from app.ports import Dispatcher
+from app.storage.db import ping as ping_database
 
 router = APIRouter(tags=["health"])
 
@@ -16,19 +17,15 @@ def healthz() -> dict:
 
 
 @router.get("/readyz", summary="Database, broker and model are ready", responses={503: {"description": "not ready"}})
-def readyz(request: Request) -> JSONResponse:
+def readyz(request: Request, send: Dispatcher = Depends(dispatcher)) -> JSONResponse:
     checks: dict[str, str] = {}
     try:
-        with get_engine().connect() as conn:
-            conn.execute(text("SELECT 1"))
+        ping_database()
         checks["database"] = "ok"
     except Exception as exc:  # noqa: BLE001 - readiness reports, never raises
         checks["database"] = f"error: {type(exc).__name__}"
     try:
-        from workers.celery_app import celery
-
-        with celery.connection_for_write() as conn:
-            conn.ensure_connection(max_retries=1, timeout=2)
+        send.ping()
         checks["broker"] = "ok"
     except Exception as exc:  # noqa: BLE001
         checks["broker"] = f"error: {type(exc).__name__}"

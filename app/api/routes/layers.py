@@ -25,12 +25,11 @@ from app.api.layer_schemas import (
     TopicOut,
 )
 from app.api.schemas import NO_NUL, ROUTE_ERRORS
-from app.storage import layers as store
+from app.services.conversations import graph_view
+from app.storage.episodes import episodes_for, timeline_for
+from app.storage.events import conversation_exists
+from app.storage.profiles import profiles_for
 from app.storage.tenants import Principal
-
-
-
-
 
 router = APIRouter(prefix="/v1/conversations", tags=["layers"], responses=ROUTE_ERRORS)
 
@@ -39,7 +38,7 @@ VERSION_Q = Query(None, min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_.:+/\
 
 
 def _known(conn: Connection, who: Principal, conversation_id: str) -> None:
-    if not store.conversation_exists(conn, who.tenant_id, conversation_id):
+    if not conversation_exists(conn, who.tenant_id, conversation_id):
         raise HTTPException(404, f"conversation {conversation_id!r} not found")
 
 
@@ -48,7 +47,7 @@ def _known(conn: Connection, who: Principal, conversation_id: str) -> None:
 def episodes(conversation_id: str, layer_version: str | None = VERSION_Q, _q: None = only_query_params("layer_version"),
              who: Principal = Depends(reader), conn: Connection = DB) -> EpisodesOut:
     _known(conn, who, conversation_id)
-    version, eps = store.episodes_for(conn, who.tenant_id, conversation_id, layer_version)
+    version, eps = episodes_for(conn, who.tenant_id, conversation_id, layer_version)
     return EpisodesOut(conversation_id=conversation_id, layer_version=version, episodes=[
         EpisodeOut(index=e.index, start=e.start, end=e.end, speakers=e.speakers, boundary=e.boundary,
                    summary=e.summary, event_ids=e.event_pks, summary_event_ids=e.summary_event_pks)
@@ -70,7 +69,7 @@ def timeline(
     conn: Connection = DB,
 ) -> TimelineOut:
     _known(conn, who, conversation_id)
-    version, assertions, contradictions = store.timeline_for(conn, who.tenant_id, conversation_id, layer_version,
+    version, assertions, contradictions = timeline_for(conn, who.tenant_id, conversation_id, layer_version,
                                                              entity=entity, attribute=attribute)
     return TimelineOut(
         conversation_id=conversation_id, layer_version=version,
@@ -101,12 +100,8 @@ def graph(
     conn: Connection = DB,
 ) -> GraphOut:
     _known(conn, who, conversation_id)
-    view = store.graph_neighbourhood(conn, who.tenant_id, conversation_id, [entity] if entity else None, limit,
-                                     query=query, depth=depth, layer_version=layer_version)
-    run = next((r for r in store.runs_for(conn, who.tenant_id, conversation_id, "graph")
-                if r.layer_version == view.layer_version), None)
-    stats = {"seeds": view.seeds, "nodes": len(view.nodes), "edges": len(view.edges), "truncated": view.truncated,
-             "conversation": run.stats if run else {}}
+    view, stats = graph_view(conn, who.tenant_id, conversation_id, entity, limit, query=query, depth=depth,
+                             layer_version=layer_version)
     return GraphOut(
         conversation_id=conversation_id, layer_version=view.layer_version,
         nodes=[GraphNodeOut(id=n["key"], kind=n["kind"], label=n["label"], event_id=n["event_pk"], data=n["data"] or {})
@@ -128,7 +123,7 @@ def speakers(
     conn: Connection = DB,
 ) -> SpeakersOut:
     _known(conn, who, conversation_id)
-    version, profiles = store.profiles_for(conn, who.tenant_id, conversation_id, layer_version,
+    version, profiles = profiles_for(conn, who.tenant_id, conversation_id, layer_version,
                                            include_vectors=include_vectors)
     out = []
     for p in profiles:

@@ -12,11 +12,11 @@ import sys, statistics
 from pathlib import Path
 from bench.datasets import load_beam, load_locomo, subset
 from app.settings import get_settings
-from app.pipeline.recipe import Recipe
-import app.pipeline.query as qmod
-from app.storage.search import Scope
+from app.domain.recipe import Recipe
+import app.services.query as qmod
+from app.storage.candidates import Scope
 from app.storage.db import connect
-from app.models.embedder import get_embedder
+from app.adapters.embedder import get_embedder
 which, variant = sys.argv[1], sys.argv[2]
 if which == "beam":
     ds = subset(load_beam(Path("/work/shared/data")), conversations=8, limit=5)
@@ -28,7 +28,7 @@ recipe = Recipe.from_settings(get_settings()).with_overrides({"rerank": False})
 if variant == "nograph":
     recipe = recipe.with_overrides({"graph": False})
 if variant.startswith("noconcept"):
-    import app.storage.layers as L
+    import app.services.graph as L
     real = L.entities_named_in
     def filt(*a, **k):
         out = real(*a, **k)

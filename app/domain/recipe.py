@@ -1,0 +1,189 @@
+"""The search recipe: which stages run and with what weights, declared once.
+
+Every other declaration of the recipe is derived from the `Recipe` model below: the settings
+(`app.settings.Settings` gains one field per recipe field, named by its `setting`, read from
+`PALIMPSEST_<SETTING>`), the request's `"pipeline"` object (`app.api.schemas.PipelineOptions`:
+every field optional, same bounds), the SDK's `PipelineOptions` and the benchmark's ablation list
+(the fields marked as stages). A new field added here reaches all of them.
+
+Named recipes are data (as Graphiti's `search_config_recipes.py`): `DEFAULT`, `LEXICAL_ONLY`,
+`DENSE_ONLY`, `HYBRID_RRF`. A request may start from one (`"pipeline": {"recipe": "hybrid_rrf"}`)
+instead of the server's settings, and override fields on top.
+
+This module imports nothing but pydantic and the standard library: the SDK ships it.
+"""
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic.fields import FieldInfo
+
+
+def _field(default: Any, setting: str, description: str, *, stage: bool = False, **bounds: Any) -> Any:
+    """A recipe field: its default, the setting that overrides it (env `PALIMPSEST_<SETTING>`),
+    what it does, whether the ablation switches it as a stage, and its bounds (ge/le)."""
+    return Field(default, description=description, json_schema_extra={"setting": setting, "stage": stage}, **bounds)
+
+
+class Recipe(BaseModel):
+    """Which retrieval stages run and with what weights. The defaults are the shipped pipeline."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    lexical: bool = _field(True, "lexical_enabled", "BM25 full-text signal.", stage=True)
+    dense: bool = _field(True, "dense_enabled", "Embedding (cosine) signal.", stage=True)
+    derived: bool = _field(False, "derived_enabled", "Full-text over resolved dates and entity names (the layers' "
+                           "search text); off: measured worse.", stage=True)
+    graph: bool = _field(True, "graph_enabled", "Personalized PageRank over the entity graph from the question's "
+                         "entities.", stage=True)
+    bundle: bool = _field(True, "bundle_enabled", "With the graph: PRISM typed-path bundle search from the dense "
+                          "hits.", stage=True)
+    expansion: bool = _field(False, "expansion_enabled", "The question restated (HyDE with an LLM, else "
+                             "pseudo-relevance feedback); off: measured worse.", stage=True)
+    separation: bool = _field(True, "separation_enabled", "Per-speaker list, only in conversations with more than "
+                              "five speakers.", stage=True)
+    lexical_weight: float = _field(1.0, "lexical_weight", "Fusion weight of the lexical signal (routing off).",
+                                   ge=0, le=100)
+    dense_weight: float = _field(1.0, "dense_weight", "Fusion weight of the dense signal (routing off).",
+                                 ge=0, le=100)
+    rrf_k: int = _field(60, "rrf_k", "Reciprocal rank fusion constant.", ge=1, le=1000)
+    candidate_pool: int = _field(100, "candidate_pool", "Candidates per signal before fusion.", ge=1, le=1000)
+    window: bool = _field(True, "window_enabled", "A signal of events said in (or about) the time window the "
+                          "question names.", stage=True)
+    window_max_days: int = _field(92, "window_max_days", "Widest window (days) that retrieves; wider ones "
+                                  "(\"before 2022\") only reweight.", ge=0, le=36600)
+    recency: bool = _field(True, "recency_enabled", "Newest-first list of the candidates, for intents whose "
+                           "profile weighs recency.", stage=True)
+    intent: bool = _field(True, "intent_enabled", "Route the question (rules, prototypes, LLM when configured).",
+                          stage=True)
+    intent_weights: bool = _field(True, "intent_weights_enabled", "Fuse with the intent's weight profile instead "
+                                  "of the fixed weights.", stage=True)
+    reweight: bool = _field(True, "reweight_enabled", "True Memory eq. 4: time window, speaker, surprise, "
+                            "knowledge update, salience.", stage=True)
+    asker: bool = _field(True, "asker_enabled", "With reweight: a first-person question doubles the user's own "
+                         "turns (events with roles).", stage=True)
+    reweight_depth: int = _field(100, "reweight_depth", "How much of the fused list is reweighted (the rest keeps "
+                                 "its order below).", ge=1, le=1000)
+    salience_floor: float | None = _field(None, "salience_floor", "Drop candidates the gate scored below this "
+                                          "salience (unset = keep all).", ge=0, le=1)
+    rerank: bool = _field(True, "rerank_enabled", "Cross-encoder over the top N (only when a reranker model is "
+                          "installed).", stage=True)
+    # 20 pairs: same held-out r@10 as 50 (0.686), p95 190 ms vs 531 ms (int8, CPU).
+    rerank_top_n: int = _field(20, "rerank_top_n", "Candidates the cross-encoder scores.", ge=1, le=200)
+    rerank_alpha: float = _field(0.55, "rerank_alpha", "Blend of cross-encoder and fused score.", ge=0, le=1)
+    neighbours: int = _field(1, "context_neighbours", "Turns on each side of the strongest evidence added to the "
+                             "context.", stage=True, ge=0, le=5)
+    neighbour_of: int = _field(5, "context_neighbour_of", "Around how many of the best candidates neighbours are "
+                               "added.", ge=0, le=50)
+    summaries: bool = _field(True, "context_summaries", "Episode summaries stand in for direct evidence that does "
+                             "not fit the budget.", stage=True)
+    notice: bool = _field(True, "context_notice", "End the context with a note of what was left out.")
+    # Calibrated on BEAM's abstention questions (bench/results/beam-20261122-165405.md and the ablation):
+    # dense 0.31 abstains on 12.5% of them at 0.7% false abstentions; rerank 0.52 on 12.5% at 6%.
+    abstain_dense_floor: float = _field(0.31, "abstain_dense_floor", "Abstain when the best dense cosine is below "
+                                        "this (no reranker ran).", ge=-1, le=1)
+    abstain_rerank_floor: float = _field(0.52, "abstain_rerank_floor", "Abstain when the best cross-encoder "
+                                         "probability is below this.", ge=0, le=1)
+
+    # ------------------------------------------------------------ what the fields say of themselves
+
+    @classmethod
+    def setting(cls, name: str) -> str:
+        """The settings field (and `PALIMPSEST_` env name, upper-cased) that gives `name` its default."""
+        return cls.model_fields[name].json_schema_extra["setting"]  # type: ignore[index]
+
+    @classmethod
+    def stages(cls) -> tuple[str, ...]:
+        """The switchable stages in declaration order (the benchmark ablates each)."""
+        return tuple(n for n, f in cls.model_fields.items() if f.json_schema_extra["stage"])  # type: ignore[index]
+
+    @classmethod
+    def off_value(cls, name: str) -> bool | int:
+        """What switches a stage off: False, or 0 for a count (`neighbours`)."""
+        return 0 if cls.model_fields[name].annotation is int else False
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> "Recipe":
+        """The server's default recipe from `app.settings.Settings` (any object with the settings' names)."""
+        return cls(**{name: getattr(settings, cls.setting(name)) for name in cls.model_fields})
+
+    # ------------------------------------------------------------ one query's recipe
+
+    def with_overrides(self, overrides: Mapping[str, Any] | None) -> "Recipe":
+        """This recipe (or the named one under "recipe") with a request's fields set; None and unknown
+        keys are left alone."""
+        if not overrides:
+            return self
+        base = RECIPES[overrides["recipe"]] if overrides.get("recipe") else self
+        update = {k: v for k, v in overrides.items() if k in Recipe.model_fields and v is not None}
+        return Recipe.model_validate(base.model_dump() | update) if update else base
+
+    def describe(self) -> dict[str, Any]:
+        """The recipe as run, echoed in the response so a result can be reproduced."""
+        return self.model_dump()
+
+    def weights(self) -> dict[str, float]:
+        return {"lexical": self.lexical_weight, "dense": self.dense_weight}
+
+
+def _plain(**on: Any) -> Recipe:
+    """Every stage off but those named: a plain baseline."""
+    return Recipe(**({name: Recipe.off_value(name) for name in Recipe.stages()} | on))
+
+
+DEFAULT = Recipe()
+LEXICAL_ONLY = _plain(lexical=True)
+DENSE_ONLY = _plain(dense=True)
+HYBRID_RRF = _plain(lexical=True, dense=True)  # lexical + dense, reciprocal rank fusion, nothing else
+RECIPES: dict[str, Recipe] = {"default": DEFAULT, "lexical_only": LEXICAL_ONLY, "dense_only": DENSE_ONLY,
+                              "hybrid_rrf": HYBRID_RRF}
+RecipeName = Literal["default", "lexical_only", "dense_only", "hybrid_rrf"]
+assert set(typing.get_args(RecipeName)) == set(RECIPES)
+
+
+# ---------------------------------------------------------------- derived models
+
+
+def _base_type(annotation: Any) -> tuple[Any, bool]:
+    """`float | None` -> (float, True); `int` -> (int, False)."""
+    if typing.get_origin(annotation) in (Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return args[0], True
+    return annotation, False
+
+
+def recipe_fields(*, optional: bool, types_: Mapping[Any, Any] | None = None,
+                  bounds: bool = True) -> dict[str, tuple[Any, FieldInfo]]:
+    """The Recipe's fields as `create_model` arguments, keyed by field name.
+
+    `optional`: every field `X | None = None` (a request's override) instead of the recipe's default;
+    `types_`: a replacement per base type (the API's strict bool, int and float); `bounds`: keep ge/le."""
+    out: dict[str, tuple[Any, FieldInfo]] = {}
+    for name, info in Recipe.model_fields.items():
+        base, nullable = _base_type(info.annotation)
+        typ = (types_ or {}).get(base, base)
+        if bounds and info.metadata:
+            # Bounds first, then the replacement's own validators (a before-validator would hide them
+            # from the JSON schema): Annotated[int, Ge, Le, BeforeValidator], not [int, BeforeValidator, Ge, Le].
+            inner, *extra = typing.get_args(typ) if typing.get_origin(typ) is typing.Annotated else (typ,)
+            typ = typing.Annotated[inner, *info.metadata, *extra]
+        if optional or nullable:
+            typ = typ | None
+        out[name] = (typ, Field(None if optional else info.default, description=info.description))
+    return out
+
+
+def options_model(name: str, *, base: type[BaseModel], doc: str, types_: Mapping[Any, Any] | None = None,
+                  bounds: bool = True, module: str | None = None) -> type[BaseModel]:
+    """A request model of per-request overrides: every Recipe field optional (None = the default),
+    plus `recipe`, a named recipe to start from instead of the server's settings."""
+    fields: dict[str, Any] = {
+        "recipe": (RecipeName | None, Field(None, description="A named recipe to start from instead of the "
+                                            "server's settings: " + ", ".join(RECIPES) + ".")),
+        **recipe_fields(optional=True, types_=types_, bounds=bounds),
+    }
+    return create_model(name, __base__=base, __doc__=doc, __module__=module or __name__, **fields)

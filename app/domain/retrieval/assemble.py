@@ -1,0 +1,143 @@
+"""Context assembly inside a token budget (Cortex §5, PRISM N3), by priority:
+
+1. direct evidence — the best-ranked candidates (the top_k items first);
+2. neighbours — the turns right around the strongest evidence (the question a reply answers,
+   the reply to a question), which carry what the evidence leaves implicit;
+3. episode summaries for direct evidence that did not fit (a short account of the episode stands in
+   for the turn the budget could not hold);
+4. the rest of the ranked candidates, while they fit;
+5. a closing notice of what was left out, so the answer model knows the context is partial.
+
+A piece that does not fit is skipped, not truncated, so shorter evidence behind it still gets
+in. The chosen lines are then ordered by time, each with its absolute date and speaker, so the
+answer model reads the conversation as it happened.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from app.domain.event import turn_text
+
+
+@dataclass(frozen=True)
+class ContextItem:
+    id: int
+    speaker: str
+    content: str
+    occurred_at: datetime
+
+
+@dataclass(frozen=True)
+class SummaryItem:
+    episode: int
+    conversation_id: str
+    text: str
+    start: datetime
+    end: datetime
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.conversation_id, self.episode)
+
+
+@dataclass(frozen=True)
+class AssemblyPlan:
+    direct: int = 10  # how many top candidates count as direct evidence
+    neighbour_of: int = 5  # neighbours are added around this many of the best candidates
+    notice: bool = True
+
+
+@dataclass
+class AssembledContext:
+    text: str
+    tokens: int
+    included: frozenset[int]
+    reasons: dict[int, str] = field(default_factory=dict)
+    left_out: int = 0
+    summaries: list[SummaryItem] = field(default_factory=list)
+    missing_direct: list[int] = field(default_factory=list)  # direct evidence that did not fit
+
+
+_STAMP = datetime(2000, 1, 1)
+
+
+def render_line(item: ContextItem) -> str:
+    return f"[{item.occurred_at.strftime('%Y-%m-%d %H:%M')}] {turn_text(item.speaker, item.content)}"
+
+
+def render_summary(s: SummaryItem) -> str:
+    span = s.start.strftime('%Y-%m-%d') if s.start.date() == s.end.date() else \
+        f"{s.start.strftime('%Y-%m-%d')} to {s.end.strftime('%Y-%m-%d')}"
+    return f"[{span}] Summary of an episode: {s.text}"
+
+
+def notice_text(left_out: int) -> str:
+    return f"[{left_out} more matching events were left out to fit the token budget.]"
+
+
+def assemble(
+    ranked: Sequence[ContextItem],
+    budget: int,
+    count_tokens: Callable[[str], int],
+    neighbours: Mapping[int, Sequence[ContextItem]] | None = None,
+    plan: AssemblyPlan = AssemblyPlan(),
+    summaries: Mapping[int, SummaryItem] | None = None,
+) -> AssembledContext:
+    """`summaries` maps an event id to its episode's summary, used for direct evidence that does not fit."""
+    chosen: dict[int, ContextItem] = {}
+    reasons: dict[int, str] = {}
+    cost: dict[int, int] = {}
+    used = 0
+    # Reserve room for the notice up front, so adding it can never overflow the budget.
+    reserve = count_tokens(notice_text(len(ranked))) if plan.notice and ranked else 0
+    room = max(0, budget - reserve)
+
+    def take(item: ContextItem, reason: str) -> None:
+        nonlocal used
+        if item.id in chosen:
+            return
+        c = cost.get(item.id)
+        if c is None:
+            c = cost[item.id] = count_tokens(render_line(item))
+        if used + c <= room:
+            chosen[item.id] = item
+            reasons[item.id] = reason
+            used += c
+
+    for item in ranked[: plan.direct]:
+        take(item, "direct evidence")
+    for item in ranked[: plan.neighbour_of]:
+        if item.id in chosen:
+            for n in (neighbours or {}).get(item.id, ()):
+                take(n, f"next to #{item.id}")
+    missing = [item.id for item in ranked[: plan.direct] if item.id not in chosen]
+    picked: dict[tuple[str, int], SummaryItem] = {}
+    for pk in missing:
+        s = (summaries or {}).get(pk)
+        if s is None or s.key in picked:
+            continue
+        c = count_tokens(render_summary(s))
+        if used + c <= room:
+            picked[s.key] = s
+            used += c
+    # No line is shorter than its date stamp: once less room than that is left, stop counting the
+    # rest (a long ranked list would otherwise be tokenized to the end for nothing).
+    floor = count_tokens(render_line(ContextItem(0, "", "", _STAMP)))
+    for item in ranked[plan.direct:]:
+        if room - used < floor:
+            break
+        take(item, "ranked candidate")
+
+    timed = [(it.occurred_at, it.id, render_line(it)) for it in chosen.values()]
+    timed += [(s.start, -1 - s.episode, render_summary(s)) for s in picked.values()]
+    lines = [line for _, _, line in sorted(timed, key=lambda x: (x[0], x[1]))]
+    left_out = sum(1 for it in ranked if it.id not in chosen)
+    if left_out and plan.notice and reserve and lines:
+        note = notice_text(left_out)
+        lines.append(note)
+        used += count_tokens(note)
+    # WordPiece splits on whitespace, so the joined text costs exactly the sum of its lines.
+    return AssembledContext("\n".join(lines), used, frozenset(chosen), reasons, left_out, list(picked.values()),
+                            missing)

@@ -1,0 +1,348 @@
+"""Time expressions: the one calendar that the ingest and the query resolve against.
+
+One convention for every span: half-open, [start, end). "May 2023" is [1 May 2023, 1 June 2023),
+"6 May 2023" is [6 May, 7 May), "before June" is (None, 1 June). The ingest (the layers'
+`app.domain.layers.timeparse`) writes the spans its mentions resolve to with this convention, and the
+query (the intent router) asks with it, so a date written at ingest and a window asked at query time
+compare without an off-by-one day.
+
+Here: the shared tables (months, seasons, weekdays, number words), the spans of a day, week, month,
+season and year, the relative seasons and weekends ("last summer", "this weekend"), which both sides
+resolve alike, and the question's window: its expression ("last summer", "in May 2023",
+"yesterday", "between March and June", "before 2022") resolved against a reference time, and the
+tests of a time or a span against it. Pure functions; no I/O.
+"""
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import date, datetime, time, timedelta, timezone
+from typing import Any
+
+Span = tuple[date, date]  # half-open [start, end)
+Window = tuple[datetime | None, datetime | None]  # half-open [start, end); None for an open end
+
+MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
+MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
+MONTHS["sept"] = 9
+# Month names only when capitalised ("may" is also a verb, "march" a noun).
+MONTH_RE = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+    r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
+)
+ORD_RE = r"\d{1,2}(?:st|nd|rd|th)?"
+YEAR_RE = r"(?:19|20)\d\d"
+SEASON_MONTHS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}  # the first month of each
+WEEKDAYS = {d.lower(): i for i, d in enumerate(calendar.day_name)}
+NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a couple": 2,
+                "a few": 3, "few": 3, "several": 3}
+_PAST = ("last", "past", "this past", "previous")
+
+
+# ------------------------------------------------------------------ spans
+
+
+def day_span(d: date) -> Span:
+    return d, d + timedelta(days=1)
+
+
+def week_span(d: date) -> Span:
+    """The Monday-to-Sunday week holding `d`."""
+    start = d - timedelta(days=d.weekday())
+    return start, start + timedelta(days=7)
+
+
+def month_span(y: int, m: int) -> Span:
+    return date(y, m, 1), date(y, m, calendar.monthrange(y, m)[1]) + timedelta(days=1)
+
+
+def year_span(y: int) -> Span:
+    return date(y, 1, 1), date(y + 1, 1, 1)
+
+
+def grain_span(d: date, granularity: str) -> Span:
+    """The day, week, month or year holding `d`."""
+    if granularity == "week":
+        return week_span(d)
+    if granularity == "month":
+        return month_span(d.year, d.month)
+    if granularity == "year":
+        return year_span(d.year)
+    return day_span(d)
+
+
+def season_span(y: int, name: str) -> Span:
+    """Three months from the season's first month; winter runs into the next year."""
+    m0 = SEASON_MONTHS[name.lower()]
+    em, ey = (m0 + 2 - 1) % 12 + 1, y + (1 if m0 + 2 > 12 else 0)
+    return date(y, m0, 1), month_span(ey, em)[1]
+
+
+def relative_season(ref: date, which: str, name: str) -> Span:
+    """"last/past summer": the latest that ended by `ref`; "next": the first that starts after it;
+    "this": the one of `ref`'s year (winter before March: the one that began the year before);
+    "in" ("in the summer"): the latest that has begun."""
+    which = re.sub(r"\s+", " ", which.lower())
+    if which in _PAST:
+        y = ref.year
+        while season_span(y, name)[1] > ref:
+            y -= 1
+        return season_span(y, name)
+    if which == "next":
+        y = ref.year - 1
+        while season_span(y, name)[0] <= ref:
+            y += 1
+        return season_span(y, name)
+    if which == "this":
+        return season_span(ref.year - 1 if (name.lower() == "winter" and ref.month < 3) else ref.year, name)
+    y = ref.year
+    while season_span(y, name)[0] > ref:
+        y -= 1
+    return season_span(y, name)
+
+
+def relative_weekend(ref: date, which: str) -> Span:
+    """Saturday and Sunday: "last/past" the latest whole one before `ref`'s week-day (on a Sunday, the
+    one before), "this" the one of `ref`'s week, "next" the coming one (from a weekend, the one after)."""
+    which = re.sub(r"\s+", " ", which.lower())
+    sat = ref - timedelta(days=ref.weekday()) + timedelta(days=5)  # this week's Saturday
+    if which in _PAST:
+        sat -= timedelta(weeks=1)
+    elif which == "next" and sat <= ref:
+        sat += timedelta(weeks=1)
+    return sat, sat + timedelta(days=2)
+
+
+# ------------------------------------------------------------------ a question's window
+
+_NUM = r"(?:\d+|a couple of|a couple|a few|several|few|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_MON = MONTH_RE
+_YEAR = YEAR_RE
+
+# Atomic expressions: (kind, regex), in priority order when they overlap.
+_ATOMS: list[tuple[str, re.Pattern[str]]] = [
+    ("iso", re.compile(rf"\b({_YEAR})-(\d\d)-(\d\d)\b")),
+    ("day_month", re.compile(rf"\b(?:the\s+)?({ORD_RE})\s+(?:of\s+)?({_MON})(?:,?\s+({_YEAR}))?\b")),
+    ("month_day", re.compile(rf"\b({_MON})\s+({ORD_RE})\b(?!\s*(?:am|pm|:))(?:,?\s+({_YEAR}))?")),
+    ("part_month", re.compile(rf"\b(early|mid|middle\s+of|late|end\s+of|beginning\s+of|start\s+of)[\s-]+({_MON})(?:,?\s+({_YEAR}))?\b", re.I)),
+    ("rel_month", re.compile(rf"\b(last|this|next|this\s+past|past)\s+({_MON})(?!\s*{_YEAR})\b")),
+    ("month_year", re.compile(rf"\b({_MON}),?\s+({_YEAR})\b")),
+    ("in_month", re.compile(rf"\b(?:in|during|of|for)\s+({_MON})(?!\s*\d)\b")),
+    ("season_year", re.compile(rf"\b(?:the\s+)?(spring|summer|fall|autumn|winter)\s+(?:of\s+)?({_YEAR})\b", re.I)),
+    ("rel_season", re.compile(r"\b(last|this|next|this\s+past|past)\s+(spring|summer|fall|autumn|winter)\b", re.I)),
+    ("in_season", re.compile(r"\b(?:in|during|over)\s+(?:the\s+)?(spring|summer|fall|autumn|winter)\b", re.I)),
+    ("day_word", re.compile(r"\b(the\s+day\s+before\s+yesterday|yesterday|today|tonight|last\s+night|"
+                            r"this\s+(?:morning|afternoon|evening)|tomorrow)\b", re.I)),
+    ("ago", re.compile(rf"\b({_NUM})\s+(day|week|month|year)s?\s+(?:ago|back|earlier)\b", re.I)),
+    ("rel_unit", re.compile(r"\b(last|this|next|past|this\s+past|previous)\s+(week|weekend|month|year)\b", re.I)),
+    ("weekday", re.compile(r"\b(last|this\s+past|past|this|next|on)\s+(monday|tuesday|wednesday|thursday|friday|"
+                           r"saturday|sunday)\b", re.I)),
+    ("year", re.compile(rf"\b(?:in|during|of|since|by|until|before|after|from|for)\s+(?:the\s+year\s+)?({_YEAR})\b|^\s*({_YEAR})\b|\b({_YEAR})\s*\??$", re.I)),
+]
+
+_MONTH_RANGE = re.compile(
+    rf"\b(?:between|from)\s+({_MON})(?:,?\s+({_YEAR}))?\s+(?:and|to|until|till|through|-)\s+({_MON})(?:,?\s+({_YEAR}))?\b"
+)
+
+
+def _month_num(tok: str) -> int:
+    return MONTHS[tok.lower().rstrip(".")]
+
+
+def _resolve_atom(kind: str, m: re.Match[str], ref: date) -> Span | None:
+    g = m.groups()
+    try:
+        if kind == "iso":
+            return day_span(date(int(g[0]), int(g[1]), int(g[2])))
+        if kind in ("day_month", "month_day"):
+            day, mon = (g[0], g[1]) if kind == "day_month" else (g[1], g[0])
+            mo, dd = _month_num(mon), int(re.sub(r"\D", "", day))
+            if g[2]:
+                y = int(g[2])
+            else:  # no year: the most recent such day not after the reference
+                y = ref.year if (mo, dd) <= (ref.month, ref.day) else ref.year - 1
+            return day_span(date(y, mo, dd))
+        if kind == "part_month":
+            part, mo = g[0].lower(), _month_num(g[1])
+            y = int(g[2]) if g[2] else (ref.year if mo <= ref.month else ref.year - 1)
+            s, e = month_span(y, mo)
+            if part == "early" or part.startswith(("beginning", "start")):
+                return s, date(y, mo, 11)
+            if part.startswith("mid"):
+                return date(y, mo, 11), date(y, mo, 21)
+            return date(y, mo, 21), e
+        if kind == "rel_month":
+            which, mo = re.sub(r"\s+", " ", g[0].lower()), _month_num(g[1])
+            if which in _PAST:
+                y = ref.year if mo < ref.month else ref.year - 1
+            elif which == "next":
+                y = ref.year if mo > ref.month else ref.year + 1
+            else:
+                y = ref.year
+            return month_span(y, mo)
+        if kind == "month_year":
+            return month_span(int(g[1]), _month_num(g[0]))
+        if kind == "in_month":
+            mo = _month_num(g[0])
+            return month_span(ref.year if mo <= ref.month else ref.year - 1, mo)
+        if kind == "season_year":
+            return season_span(int(g[1]), g[0])
+        if kind == "rel_season":
+            return relative_season(ref, g[0], g[1])
+        if kind == "in_season":
+            return relative_season(ref, "in", g[0])
+        if kind == "day_word":
+            w = re.sub(r"\s+", " ", g[0].lower())
+            off = {"the day before yesterday": -2, "yesterday": -1, "last night": -1, "tomorrow": 1}.get(w, 0)
+            return day_span(ref + timedelta(days=off))
+        if kind == "ago":
+            n = NUMBER_WORDS.get(g[0].lower()) or int(g[0])
+            unit = g[1].lower()
+            if unit == "day":
+                return day_span(ref - timedelta(days=n))
+            if unit == "week":
+                return week_span(ref - timedelta(weeks=n))
+            if unit == "month":
+                mo, y = ref.month - n, ref.year
+                while mo < 1:
+                    mo += 12
+                    y -= 1
+                return month_span(y, mo)
+            return year_span(ref.year - n)
+        if kind == "rel_unit":
+            which, unit = re.sub(r"\s+", " ", g[0].lower()), g[1].lower()
+            step = -1 if which in _PAST else 1 if which == "next" else 0
+            if unit == "week":
+                return week_span(ref + timedelta(weeks=step))
+            if unit == "weekend":
+                return relative_weekend(ref, which)
+            if unit == "month":
+                mo, y = ref.month + step, ref.year
+                if mo < 1:
+                    mo, y = 12, y - 1
+                if mo > 12:
+                    mo, y = 1, y + 1
+                return month_span(y, mo)
+            return year_span(ref.year + step)
+        if kind == "weekday":
+            which, wd = re.sub(r"\s+", " ", g[0].lower()), WEEKDAYS[g[1].lower()]
+            if which == "next":
+                d = ref + timedelta(days=(wd - ref.weekday()) % 7 or 7)
+            else:  # last / past / this / on: the most recent one before the reference
+                d = ref - timedelta(days=(ref.weekday() - wd) % 7 or 7)
+            return day_span(d)
+        if kind == "year":
+            return year_span(int(next(x for x in g if x)))
+    except (ValueError, KeyError, StopIteration):
+        return None
+    return None
+
+
+def _atoms(text: str, ref: date) -> list[tuple[int, int, str, date, date]]:
+    """Non-overlapping resolved atoms (start, end, surface, from, to) in text order."""
+    taken: list[tuple[int, int, str, date, date]] = []
+    for kind, rx in _ATOMS:
+        for m in rx.finditer(text):
+            s, e = m.span()
+            if any(s < te and ts < e for ts, te, *_ in taken):
+                continue
+            span = _resolve_atom(kind, m, ref)
+            if span is not None:
+                taken.append((s, e, m.group(0).strip(), span[0], span[1]))
+    return sorted(taken)
+
+
+def _as_dt(d: date, tz: Any) -> datetime:
+    return datetime.combine(d, time.min).replace(tzinfo=tz)
+
+
+def resolve_time_window(question: str, reference_time: datetime | None = None) -> tuple[Window, str] | None:
+    """The half-open window [start, end) the question names, relative to `reference_time` (default:
+    now, UTC), and the expression it came from; None when it names none.
+
+    "between A and B" / "from A to B" span both; "before/until/by A" -> (None, start of A);
+    "after A" -> (end of A, None); "since A" -> (start of A, None). Several unrelated expressions: the
+    narrowest wins.
+    """
+    ref_dt = reference_time or datetime.now(timezone.utc)
+    tz = ref_dt.tzinfo
+    ref = ref_dt.date()
+    m = _MONTH_RANGE.search(question)
+    if m:  # "between March and June 2023": month names, the year from either side or the past
+        a_mon, a_year, b_mon, b_year = m.groups()
+        ma, mb = _month_num(a_mon), _month_num(b_mon)
+        if b_year:
+            yb = int(b_year)
+        elif a_year:
+            yb = int(a_year) + (1 if mb < ma else 0)
+        else:
+            yb = ref.year if mb <= ref.month else ref.year - 1
+        ya = int(a_year) if a_year else (yb if ma <= mb else yb - 1)
+        start, end = month_span(ya, ma)[0], month_span(yb, mb)[1]
+        if start < end:
+            return (_as_dt(start, tz), _as_dt(end, tz)), m.group(0)
+    atoms = _atoms(question, ref)
+    if not atoms:
+        return None
+    # ranges first: "between A and B", "from A to/until B"
+    for i in range(len(atoms) - 1):
+        a, b = atoms[i], atoms[i + 1]
+        gap = question[a[1]:b[0]].strip().lower()
+        pre = question[max(0, a[0] - 10):a[0]].lower()
+        if gap in ("and", "to", "until", "till", "through", "-", "–") and re.search(r"(between|from)\s*$", pre):
+            start, end = a[3], b[4]
+            if end <= start:  # "between November and February": the end is in the next year
+                end = date(end.year + 1, end.month, 1) if end.month != 12 else end
+                if end <= start:
+                    continue
+            return (_as_dt(start, tz), _as_dt(end, tz)), question[a[0]:b[1]]
+    best = None
+    for s, e, surface, d0, d1 in atoms:
+        pre = question[max(0, s - 12):s].lower()
+        low_surface = surface.lower()
+        if re.search(r"\b(before|until|till|by|prior\s+to)\s*$", pre) or re.match(r"(before|until|by)\b", low_surface):
+            win: Window = (None, _as_dt(d0, tz))
+            width = 10**6
+        elif re.search(r"\bafter\s*$", pre) or low_surface.startswith("after"):
+            win, width = (_as_dt(d1, tz), None), 10**6
+        elif re.search(r"\bsince\s*$", pre) or low_surface.startswith("since"):
+            win, width = (_as_dt(d0, tz), None), 10**6
+        else:
+            win, width = (_as_dt(d0, tz), _as_dt(d1, tz)), (d1 - d0).days
+        if best is None or width < best[0]:
+            best = (width, win, surface)
+    assert best is not None
+    return best[1], best[2]
+
+
+def _utc(when: datetime | date) -> datetime:
+    """Naive datetimes are taken as UTC; dates as midnight UTC."""
+    if isinstance(when, datetime):
+        return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    return datetime.combine(when, time.min).replace(tzinfo=timezone.utc)
+
+
+def in_window(when: datetime | date | None, window: Window | None) -> bool:
+    """Is `when` inside the half-open window? Naive datetimes are taken as UTC; dates as midnight."""
+    if when is None or window is None:
+        return False
+    start, end = window
+    w = _utc(when)
+    if start is not None and w < _utc(start):
+        return False
+    if end is not None and w >= _utc(end):
+        return False
+    return True
+
+
+def overlaps_window(span: tuple[datetime | date, datetime | date], window: Window | None) -> bool:
+    """Does a half-open span (a resolved day [6 May, 7 May), a month [1 May, 1 June)) share any time
+    with the half-open window?"""
+    if window is None:
+        return False
+    lo, hi = _utc(span[0]), _utc(span[1])
+    if lo >= hi:  # a single instant
+        return in_window(lo, window)
+    start, end = window
+    return (end is None or lo < _utc(end)) and (start is None or hi > _utc(start))

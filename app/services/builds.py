@@ -1,0 +1,189 @@
+"""The builds of the conversation-level layers other than the graph (`app.services.graph_build`):
+each takes one conversation's log (`Context`), computes with `app.domain`, and writes its slice
+or its column group in the caller's transaction; it returns the run's stats.
+
+- gate: the encoding gate's second half (True Memory §4.1 Stage 1), for tenants whose gate is on.
+  At ingest the writer scores each event with what is cheap there: novelty (gzip cost against the
+  conversation's latest admitted events) and salience (rules). The prediction error needs the
+  embedding model twice per event, so it is computed here, after the embed layer stored the
+  vectors: the event's nearest earlier admitted events are found by cosine over the stored vectors
+  (novelty is re-measured against them), and pi = 1 - cos(emb(e [SEP] m1), emb(m1 [SEP] m1)) is
+  computed for events that are not noise and whose nearest neighbour is on topic. Because pi >= 0,
+  the score at ingest (pi taken as 0) is a lower bound: in `filter` mode an event admitted at
+  ingest can only lose its place through the better neighbours, and an event held back at ingest
+  (`gated_out`, not deleted) is re-admitted here when pi lifts it.
+- consolidate (L4): episodes (6-hour gaps and topic shifts, with extractive summaries), the
+  timeline of assertions with superseded-by links, and contradiction records. Reads the stored
+  vectors (the embed layer has finished for the conversation before this runs); without them
+  episodes split on time gaps only.
+- surprise (L5): sigma per event, in time order over the whole log, and each event's importance
+  for heat, max(salience, sigma). The heat record keeps its access history across recomputes.
+- engrams (L0): a profile per speaker (message count, topics, relationships, style features,
+  standing attributes) and a 256-d style vector.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import numpy as np
+from sqlalchemy import Connection
+
+from app.domain import gate
+from app.domain.gate import salience
+from app.domain.layers import assertions as assertion_rules
+from app.domain.layers import consolidation, engrams, surprise
+from app.domain.layers.events import jsonable
+from app.domain.layers.heat import HeatRecord, compute_heat, memory_created_at, with_importance
+from app.services.layer_job import Context, ConversationLayer
+from app.settings import get_settings
+from app.storage import episodes as episode_store
+from app.storage import events as event_store
+from app.storage import profiles as profile_store
+from app.storage import signals as signal_store
+from app.storage.tenants import tenant_gate_mode
+
+
+# ---------------------------------------------------------------- gate
+
+def build_gate(conn: Connection, ctx: Context) -> dict:
+    s = get_settings()
+    mode = tenant_gate_mode(conn, ctx.tenant_id, s.gate_mode_default)
+    if mode == "off":
+        return {"mode": mode, "evaluated": 0}
+    config = gate.GateConfig(mode=mode)  # type: ignore[arg-type]
+    pending = set(ctx.pending)
+    todo = sorted((r for r in ctx.all_rows if r.id in pending), key=lambda r: r.id)
+    by_id = {r.id: r for r in ctx.all_rows}
+    vectors = ctx.vectors or {}
+    cand = np.array(sorted(pk for pk in by_id if pk in vectors), dtype=np.int64)
+    matrix = np.vstack([vectors[int(i)] for i in cand]) if len(cand) else None
+    admitted = np.array([by_id[int(i)].gate_status != "gated_out" for i in cand], dtype=bool)
+    in_time = sorted(ctx.all_rows, key=lambda r: (r.occurred_at, r.id))
+    texts, neighbours, sims = [], [], []
+    for r in todo:
+        v = vectors.get(r.id)
+        if v is not None and matrix is not None:
+            score = matrix @ v
+            ok = (cand < r.id) & admitted
+            order = [j for j in np.argsort(-score, kind="stable") if ok[j]][: config.max_neighbours]
+            neighbours.append([by_id[int(cand[j])].content for j in order])
+            sims.append(float(score[order[0]]) if order else None)
+        else:  # no vector (should not happen after embed): the latest earlier events
+            before = [e.content for e in in_time if e.id < r.id and e.gate_status != "gated_out"]
+            neighbours.append(before[::-1][: config.max_neighbours])
+            sims.append(None)
+        texts.append(r.content)
+    from app.adapters.embedder import get_embedder
+
+    decisions = gate.evaluate_batch(texts, neighbours, get_embedder().encode, config, sims) if texts else []
+    rows, changed = [], 0
+    for r, d in zip(todo, decisions):
+        rows.append({"id": r.id, "gate_novelty": d.novelty, "gate_salience": d.salience,
+                     "gate_prediction_error": d.prediction_error, "gate_score": d.score, "gate_status": d.status})
+        changed += (r.gate_status or "admitted") != d.status
+    event_store.set_gate(conn, rows)
+    return {"mode": mode, "evaluated": len(rows), "gated_out": sum(d.status == "gated_out" for d in decisions),
+            "changed": changed}
+
+
+GATE = ConversationLayer("gate", lambda: gate.LAYER_VERSION, build_gate, needs_vectors=True)
+
+
+# ---------------------------------------------------------------- consolidation (L4)
+
+def consolidation_version() -> str:
+    return f"{consolidation.LAYER_VERSION}+{assertion_rules.LAYER_VERSION}"
+
+
+def build_consolidation(conn: Connection, ctx: Context) -> dict:
+    result = consolidation.consolidate(ctx.events, ctx.matrix())
+    episodes = [
+        {"idx": ep.index, "start_at": ep.start, "end_at": ep.end, "speakers": list(ep.speakers),
+         "boundary": ep.boundary, "summary": ep.summary, "event_pks": [int(i) for i in ep.event_ids],
+         "summary_event_pks": [int(i) for i in ep.summary_event_ids]}
+        for ep in result.episodes
+    ]
+    event_of = {a.id: int(a.event_id) for a in result.timeline}
+    time_of = {a.id: a.time for a in result.timeline}
+    assertions = [
+        {"key": a.id, "event_pk": int(a.event_id), "entity": a.entity, "attribute": a.attribute, "value": a.value,
+         "value_key": a.value_key, "surface": a.surface, "asserted_at": a.time, "negated": a.negated,
+         "superseded_by_key": a.superseded_by}
+        for a in result.timeline
+    ]
+    contradictions = [
+        {"key": c.id, "entity": c.entity, "attribute": c.attribute, "earlier_event_pk": int(c.earlier_event_id),
+         "later_event_pk": int(c.later_event_id), "earlier_value": c.earlier_value, "later_value": c.later_value,
+         "earlier_at": c.earlier_time, "later_at": c.later_time, "kind": c.kind}
+        for c in result.contradictions
+    ]
+    episode_store.replace_consolidation(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, episodes, assertions,
+                                        contradictions)
+    # per event: its episode, and the latest event whose assertion replaced one of its own
+    episode_of = {int(eid): ep.index for ep in result.episodes for eid in ep.event_ids}
+    latest: dict[int, tuple] = {}
+    for a in result.timeline:
+        pk = int(a.event_id)
+        if a.superseded_by in event_of and event_of[a.superseded_by] != pk:
+            cand = (time_of[a.superseded_by], event_of[a.superseded_by])
+            latest[pk] = max(cand, latest.get(pk, cand))
+    replaced_by = {pk: later for pk, (_, later) in latest.items()}
+    signal_store.set_consolidation_signals(conn, ctx.tenant_id, ctx.conversation_id, [
+        {"event_pk": r.id, "consolidation_version": ctx.version, "episode_index": episode_of.get(r.id),
+         "superseded_by_event_pk": replaced_by.get(r.id)}
+        for r in ctx.rows
+    ])
+    return {**result.stats, "with_vectors": ctx.matrix() is not None}
+
+
+CONSOLIDATE = ConversationLayer("consolidate", consolidation_version, build_consolidation, needs_vectors=True)
+
+
+# ---------------------------------------------------------------- surprise (L5) and importance
+
+def build_surprise(conn: Connection, ctx: Context) -> dict:
+    scores = {int(s.event_id): s for s in surprise.score_conversation(ctx.events)}
+    records = signal_store.heat_records(conn, ctx.tenant_id, ctx.conversation_id, lock=True)
+    now = datetime.now(timezone.utc)
+    rows = []
+    for r in ctx.rows:
+        sc = scores[r.id]
+        sal = r.gate_salience if r.gate_salience is not None else salience(r.content)[0]
+        importance = round(max(sal, sc.sigma), 4)
+        rec = with_importance(HeatRecord.from_dict(records[r.id]) if r.id in records else None,
+                              memory_created_at(r.occurred_at, r.ingested_at), importance)
+        state = compute_heat(rec, now)
+        rows.append({
+            "event_pk": r.id, "surprise_version": ctx.version, "surprise": sc.sigma, "surprise_facts": sc.fact_count,
+            "surprise_new_facts": sc.new_fact_count, "surprise_contradiction": sc.contradiction, "salience": sal,
+            "importance": importance, "heat": state.heat, "heat_stage": state.stage.value,
+            "heat_record": rec.to_dict(), "heat_updated_at": now,
+        })
+    signal_store.set_surprise_signals(conn, ctx.tenant_id, ctx.conversation_id, rows)
+    sig = [r["surprise"] for r in rows]
+    return {"events": len(rows), "mean_sigma": round(sum(sig) / len(sig), 4) if sig else 0.0,
+            "contradictions": sum(r["surprise_contradiction"] for r in rows)}
+
+
+SURPRISE = ConversationLayer("surprise", lambda: surprise.LAYER_VERSION, build_surprise)
+
+
+# ---------------------------------------------------------------- engrams (L0)
+
+def profile_json(p: engrams.SpeakerProfile) -> dict:
+    d = jsonable(p)
+    d.pop("style_vector", None)
+    d["topics"] = [{"term": t, "weight": w} for t, w in p.topics]
+    return d
+
+
+def build_engrams(conn: Connection, ctx: Context) -> dict:
+    profiles = engrams.build_profiles(ctx.events)
+    profile_store.replace_profiles(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, [
+        {"speaker": p.speaker, "message_count": p.message_count, "profile": profile_json(p), "style": p.style_vector}
+        for p in profiles.values()
+    ])
+    return {"speakers": len(profiles)}
+
+
+ENGRAMS = ConversationLayer("engrams", lambda: engrams.LAYER_VERSION, build_engrams)

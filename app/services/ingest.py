@@ -1,0 +1,130 @@
+"""Ingest: write a batch of verbatim events in one transaction, then hand the new ones to the
+background layers. The API, the CLI's import, MCP (through the API) and restores all come here.
+
+A retry of a known `event_id` maps to the stored row and creates nothing; the same `event_id`
+twice in one batch is written once (`app.domain.event.plan_batch`). Work is enqueued only after
+the transaction commits, so a worker never sees an uncommitted event; if the broker is down the
+outbox rows written with the events let the beat sweeper send it later.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from sqlalchemy import Connection
+
+from app.domain import gate
+from app.domain.event import Event, plan_batch
+from app.domain.layer_registry import LAYERS
+from app.ports import Dispatcher
+from app.settings import get_settings
+from app.storage import events as store
+from app.storage import outbox, tenants
+from app.storage.db import get_engine
+
+GATE_LAYER = "gate"  # the outbox layer that adds the prediction error once vectors exist
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    id: int
+    event_id: str | None
+    conversation_id: str
+    status: str  # "created" | "duplicate"
+
+
+def ingest(tenant_id: int, batch: Sequence[Event], dispatcher: Dispatcher) -> list[WriteResult]:
+    """Write the batch (one transaction), then enqueue every layer's work for the events it created."""
+    layers = list(LAYERS)
+    with get_engine().begin() as conn:
+        results = write_batch(conn, tenant_id, batch, layers)
+    created = [r.id for r in results if r.status == "created"]
+    for layer in layers:
+        dispatcher.enqueue(layer, created)
+    return results
+
+
+def write_batch(
+    conn: Connection, tenant_id: int, batch: Sequence[Event], layers: list[str], now: datetime | None = None
+) -> list[WriteResult]:
+    """Write a batch inside the caller's transaction, with an outbox row per created event and layer
+    (nothing is enqueued: see `ingest`); returns one result per input, in order."""
+    now = now or datetime.now(timezone.utc)
+    batch = list(batch)
+    to_write, repeats = plan_batch(batch)
+    s = get_settings()
+    mode = tenants.tenant_gate_mode(conn, tenant_id, s.gate_mode_default)
+    decisions: dict[int, gate.GateDecision] = {}
+    if mode == "off":
+        layers = [layer for layer in layers if layer != GATE_LAYER]
+    else:
+        decisions = gate_at_ingest(conn, tenant_id, batch, to_write, mode, now, s.gate_ingest_neighbours)
+    ids = store.reserve_ids(conn, len(to_write))
+    rows = []
+    for pk, i in zip(ids, to_write):
+        ev = batch[i]
+        d = decisions.get(i)
+        gate_cols = {} if d is None else {
+            "gate_novelty": d.novelty, "gate_salience": d.salience, "gate_prediction_error": None,
+            "gate_score": d.score, "gate_status": d.status,
+        }
+        rows.append(
+            {
+                **gate_cols,
+                "id": pk,
+                "tenant_id": tenant_id,
+                "conversation_id": ev.conversation_id,
+                "event_id": ev.event_id,
+                "speaker": ev.speaker,
+                "recipient": ev.recipient,
+                "role": ev.role,
+                "content": ev.content,
+                "occurred_at": ev.occurred_at or now,
+                "metadata_": ev.metadata or {},
+            }
+        )
+    inserted = store.insert_events(conn, rows)
+    conflicts = [(batch[i].conversation_id, batch[i].event_id) for pk, i in zip(ids, to_write) if pk not in inserted]
+    existing = store.find_by_client_ids(conn, tenant_id, conflicts)
+
+    results: dict[int, WriteResult] = {}
+    for pk, i in zip(ids, to_write):
+        ev = batch[i]
+        if pk in inserted:
+            results[i] = WriteResult(pk, ev.event_id, ev.conversation_id, "created")
+        else:
+            results[i] = WriteResult(existing[(ev.conversation_id, ev.event_id)], ev.event_id, ev.conversation_id, "duplicate")
+    for i, j in repeats.items():
+        r = results[j]
+        results[i] = WriteResult(r.id, r.event_id, r.conversation_id, "duplicate")
+    outbox.add_indexing_rows(
+        conn, tenant_id, [(r.id, r.conversation_id) for r in results.values() if r.status == "created"], layers
+    )
+    return [results[i] for i in range(len(batch))]
+
+
+def gate_at_ingest(
+    conn: Connection, tenant_id: int, batch: list[Event], positions: list[int], mode: str, now: datetime, n: int
+) -> dict[int, gate.GateDecision]:
+    """The encoding gate before the write returns: novelty and salience, which are cheap.
+
+    Each event is measured against the `n` latest admitted events of its conversation before it
+    (the stored ones, then earlier events of this batch, in time order). The prediction error needs
+    the embedding model twice per event, so it is left to the `gate` layer after the embed layer
+    (workers/gate.py); until then it counts as 0, which makes this score a lower bound. In `filter`
+    mode an event below the bar is stored with status `gated_out` (verbatim, never deleted) and
+    re-decided there.
+    """
+    config = gate.GateConfig(mode=mode)  # type: ignore[arg-type]
+    convs = sorted({batch[i].conversation_id for i in positions})
+    window = {c: list(v) for c, v in store.recent_contents(conn, tenant_id, convs, n).items()}
+    out: dict[int, gate.GateDecision] = {}
+    for i in sorted(positions, key=lambda i: (batch[i].occurred_at or now, i)):
+        ev = batch[i]
+        recent = window.setdefault(ev.conversation_id, [])  # newest first
+        d = gate.evaluate(ev.content, recent[:n], None, config)
+        out[i] = d
+        if d.status == "admitted":
+            recent.insert(0, ev.content)
+    return out

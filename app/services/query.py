@@ -1,0 +1,232 @@
+"""The read path: a question in, ranked evidence and a budgeted context out, in three I/O phases.
+
+0. One preliminary statement (`preliminaries`): the question's lexemes, the scope's latest event
+   time (the intent router reads relative dates from it), the conversation's speakers and graph
+   version, the HNSW scan settings. Then the intent, in memory.
+1. Gather: every enabled retriever (`app.services.retrievers.RETRIEVERS`: lexical, dense, derived,
+   expansion, separation, graph, temporal window) returns its candidates.
+2. Hydrate: every candidate event with its per-event signals (and, for a knowledge-update
+   question, the events that superseded them) in one statement (`candidate_rows`).
+3. Compute in memory (`app.domain.retrieval.ranking`): the recency list, weighted RRF, the reweight
+   (True Memory eq. 4), the rerank, then the context: the neighbours of the strongest evidence are
+   read (one statement), and, when direct evidence did not fit the budget, its episodes' summaries
+   (one more), before the context is assembled and the abstain decision taken.
+
+Per stage wall times are kept (`timings`, the Server-Timing header), and per candidate which
+signals found it and how each stage moved it, so the response can say why an item was chosen.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import Connection
+
+from app.domain.recipe import Recipe
+from app.domain.retrieval.assemble import AssemblyPlan, ContextItem, SummaryItem, assemble
+from app.domain.retrieval.fusion import first_occurrences
+from app.domain.retrieval.intent import get_router
+from app.domain.retrieval.ranking import (
+    RECENCY_MIN_WEIGHT,
+    RankedItem,
+    fuse,
+    fusion_weights,
+    recency_list,
+    relevance,
+    rerank_ranked,
+    reweight_ranked,
+    should_abstain,
+)
+from app.ports import LLM, Dispatcher, Embedder
+from app.services.retrievers import GRAPH, RETRIEVERS, SEPARATION, SearchContext
+from app.storage.candidates import Scope, preliminaries
+from app.storage.events import EventRow, neighbours
+from app.storage.hydrate import candidate_rows, episode_summaries
+from app.storage.signals import EventSignalsView
+
+
+@dataclass(frozen=True)
+class QueryInput:
+    query: str
+    scope: Scope
+    top_k: int
+    token_budget: int
+
+
+@dataclass
+class QueryOutput:
+    items: list[RankedItem]
+    context: str
+    context_tokens: int
+    recipe: dict[str, Any]
+    context_items: list[tuple[EventRow, str]] = field(default_factory=list)  # (event, why it is there)
+    left_out: int = 0
+    intent: dict[str, Any] | None = None
+    relevance: dict[str, float] = field(default_factory=dict)  # best dense cosine, best cross-encoder prob
+    abstain: bool = False
+    summaries: list[SummaryItem] = field(default_factory=list)  # episode summaries in the context
+    timings: dict[str, float] = field(default_factory=dict)  # milliseconds per stage (Server-Timing)
+
+
+class StageClock:
+    """Wall time per stage, lap by lap: `lap("dense")` charges the time since the previous lap."""
+
+    def __init__(self) -> None:
+        self.ms: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.ms[stage] = round(self.ms.get(stage, 0.0) + (now - self._last) * 1000.0, 3)
+        self._last = now
+
+
+def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedder, reranker=None,  # noqa: ANN001
+              llm: LLM | None = None) -> QueryOutput:
+    """`reranker` is anything with `.score(query, passages) -> logits` (`app.ports.Reranker`); None
+    skips the stage. `llm` lets the intent router ask a model when rules and prototypes are not sure."""
+    clock = StageClock()
+    qvec = embedder.encode([q.query])[0] if (recipe.dense or recipe.intent) else None
+    ctx = SearchContext(conn, q.scope, q.query, qvec, embedder, recipe, llm)
+    ctx.pre = preliminaries(
+        conn, q.scope, query=q.query if recipe.lexical and q.query.strip() else None, reference=recipe.intent,
+        speakers=SEPARATION.wants_speakers(recipe, q.scope, qvec is not None),
+        graph=GRAPH.wants_version(recipe, q.scope), hnsw=qvec is not None)
+    if recipe.intent:
+        ctx.intent = get_router(embedder.encode, llm).route(q.query, reference_time=ctx.pre.reference_time,
+                                                            query_vec=qvec, use_llm=llm is not None)
+    intent = ctx.intent
+    clock.lap("intent")
+
+    # 1. gather
+    for retriever in RETRIEVERS:
+        if retriever.applies(ctx):
+            ctx.signals[retriever.name] = retriever.run(ctx)
+            clock.lap(retriever.name)
+    signals = ctx.signals
+
+    # 2. hydrate: every candidate once (the recency list re-orders these, fusion ranks only these)
+    found = {pk for hits in signals.values() for pk, _ in hits}
+    knowledge_update = recipe.reweight and intent is not None and intent.label == "knowledge_update"
+    rows, sig = candidate_rows(conn, q.scope.tenant_id, found, signals=recipe.reweight or recipe.summaries,
+                               superseding=knowledge_update)
+    clock.lap("hydrate")
+
+    # 3. compute. Fusion weights: the intent's profile (PRISM eq. 3), or the fixed weights with routing off.
+    profile = intent.weights if intent is not None and recipe.intent_weights else recipe.weights()
+    if recipe.recency and profile.get("recency", 0.0) >= RECENCY_MIN_WEIGHT and signals:
+        # Knowledge updates and preferences ask for what holds now: the newest of the candidates.
+        signals["recency"] = recency_list([ev for pk, ev in rows.items() if pk in found], recipe.candidate_pool)
+    weights = fusion_weights(signals, profile)
+    signals = {name: first_occurrences(hits) for name, hits in signals.items()}
+    ranked = fuse(signals, weights, recipe.rrf_k, rows, q.scope)
+    clock.lap("fusion")
+
+    if recipe.reweight and intent is not None and ranked:
+        ranked = reweight_ranked(ranked, intent, q.query, q.scope, recipe, signals_of=sig, events=rows)
+        clock.lap("reweight")
+    ce_best: float | None = None
+    if recipe.rerank and reranker is not None and ranked:
+        ranked, ce_best = rerank_ranked(q.query, ranked, reranker.score, top_n=recipe.rerank_top_n,
+                                        alpha=recipe.rerank_alpha, intent=intent)
+        clock.lap("rerank")
+
+    out = _assemble(conn, q, recipe, embedder, ranked, sig)
+    out.recipe = recipe.describe() | {"rerank": bool(recipe.rerank and reranker is not None)}
+    out.intent = intent.to_dict() if intent is not None else None
+    out.relevance = relevance(signals.get("dense"), ce_best)
+    out.abstain = should_abstain(out.relevance, recipe, bool(ranked))
+    clock.lap("assemble")
+    out.timings = clock.ms
+    return out
+
+
+def _assemble(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedder, ranked: list[RankedItem],
+              sig: dict[int, EventSignalsView]) -> QueryOutput:
+    """The context: direct evidence, the turns around the strongest of it (read here), and when direct
+    evidence did not fit, its episodes' summaries in its place (read then, a second pass)."""
+    near = neighbours(conn, q.scope.tenant_id, [r.event.id for r in ranked[: recipe.neighbour_of]], recipe.neighbours)
+    known = {r.event.id: r.event for r in ranked} | {e.id: e for rows_ in near.values() for e in rows_}
+    plan = AssemblyPlan(direct=q.top_k, neighbour_of=recipe.neighbour_of if recipe.neighbours else 0,
+                        notice=recipe.notice)
+    ctx_ranked = [_ctx_item(r.event) for r in ranked]
+    ctx_near = {pk: [_ctx_item(e) for e in evs] for pk, evs in near.items()}
+    ctx = assemble(ctx_ranked, q.token_budget, embedder.count_tokens, neighbours=ctx_near, plan=plan)
+    if recipe.summaries and ctx.missing_direct:
+        summaries = _summaries(conn, q.scope.tenant_id, ctx.missing_direct, sig)
+        if summaries:
+            ctx = assemble(ctx_ranked, q.token_budget, embedder.count_tokens, neighbours=ctx_near, plan=plan,
+                           summaries=summaries)
+    items = ranked[: q.top_k]
+    for it in items:
+        it.in_context = it.event.id in ctx.included
+    context_items = sorted(((known[pk], ctx.reasons[pk]) for pk in ctx.included),
+                           key=lambda x: (x[0].occurred_at, x[0].id))
+    return QueryOutput(items, ctx.text, ctx.tokens, {}, context_items, ctx.left_out, summaries=ctx.summaries)
+
+
+def _summaries(conn: Connection, tenant_id: int, pks: list[int],
+               sig: dict[int, EventSignalsView]) -> dict[int, SummaryItem]:
+    """Event pk -> its episode's summary (current consolidation), for those that have a non-empty one."""
+    episode = {pk: (sig[pk].conversation_id, sig[pk].episode_index) for pk in pks
+               if pk in sig and sig[pk].episode_index is not None}
+    found = episode_summaries(conn, tenant_id, set(episode.values()))
+    out = {}
+    for pk, key in episode.items():
+        if key in found and found[key][2]:
+            start, end, summary = found[key]
+            out[pk] = SummaryItem(key[1], key[0], summary, start, end)
+    return out
+
+
+def _ctx_item(e: EventRow) -> ContextItem:
+    return ContextItem(e.id, e.speaker, e.content, e.occurred_at)
+
+
+# ---------------------------------------------------------------- one request, as the API runs it
+
+
+def query_for(conn: Connection, tenant_id: int, q: QueryInput, overrides: dict[str, Any] | None,
+              dispatcher: Dispatcher | None = None) -> QueryOutput:
+    """The pipeline for one request (POST /v1/query, /v1/answer): the server's recipe with the
+    request's overrides, the installed models, then the retrieval recorded as rehearsal (heat)."""
+    from app.adapters.embedder import get_embedder
+    from app.adapters.llm import QUERY_WAIT_S, llm_from_settings
+    from app.settings import get_settings
+
+    s = get_settings()
+    recipe = Recipe.from_settings(s).with_overrides(overrides)
+    out = run_query(conn, q, recipe, get_embedder(), reranker=installed_reranker() if recipe.rerank else None,
+                    llm=llm_from_settings(s, max_wait_s=QUERY_WAIT_S))
+    started = time.perf_counter()
+    record_retrieval(conn, tenant_id, [e.id for e, _ in out.context_items], dispatcher)
+    out.timings["heat"] = round((time.perf_counter() - started) * 1000.0, 3)
+    return out
+
+
+def record_retrieval(conn: Connection, tenant_id: int, pks: list[int], dispatcher: Dispatcher | None = None) -> None:
+    """Retrieval is rehearsal: what was handed out gets warmer (Cortex heat). Queued for a worker
+    by default; written here when so set, or when there is no broker to take it (nothing is dropped)."""
+    from app.domain.layer_registry import HEAT_BUMP
+    from app.services.heat import bump_access
+    from app.settings import get_settings
+
+    mode = get_settings().heat_on_query
+    if mode == "off" or not pks:
+        return
+    if mode == "queue" and dispatcher is not None:
+        if dispatcher.publish(HEAT_BUMP, [tenant_id, pks, datetime.now(timezone.utc).isoformat()]):
+            return
+    bump_access(conn, tenant_id, pks)
+
+
+def installed_reranker():  # noqa: ANN201
+    """The installed cross-encoder, or None when there is none (the stage is then skipped)."""
+    from app.adapters.reranker import RerankerUnavailable, get_reranker
+
+    try:
+        return get_reranker()
+    except (RerankerUnavailable, FileNotFoundError, OSError):
+        return None

@@ -1,0 +1,125 @@
+"""SQL for the consolidation layer's slices (L4): episodes, the assertion timeline and contradictions.
+
+Written as one slice per (tenant, conversation, layer_version) (`replace_consolidation`); read at a
+pinned version, else a preferred one, else the one computed last (`app.storage.layer_runs`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Iterable
+
+from sqlalchemy import Connection, func, select
+
+from app.storage.layer_runs import current_version, delete_slice, insert_slice
+from app.storage.models import AssertionRow, ContradictionRow, EpisodeRow
+from app.storage.signals import signals_for
+
+
+def replace_consolidation(
+    conn: Connection, tenant_id: int, conversation_id: str, version: str,
+    episodes: list[dict], assertions: list[dict], contradictions: list[dict],
+) -> None:
+    """Rows are dicts with the table's columns, without tenant/conversation/version."""
+    for table, rows in ((EpisodeRow, episodes), (AssertionRow, assertions), (ContradictionRow, contradictions)):
+        delete_slice(conn, table, tenant_id, conversation_id, version)
+        insert_slice(conn, table, tenant_id, conversation_id, version, rows)
+
+
+@dataclass(frozen=True)
+class EpisodeView:
+    index: int
+    start: datetime
+    end: datetime
+    speakers: list[str]
+    boundary: str
+    summary: str
+    event_pks: list[int]
+    summary_event_pks: list[int]
+
+
+def episodes_for(conn: Connection, tenant_id: int, conversation_id: str, layer_version: str | None = None,
+                 prefer: str | None = None) -> tuple[str | None, list[EpisodeView]]:
+    """(version read, episodes in order). `layer_version` pins a version; else `prefer`, else the latest."""
+    version = layer_version or current_version(conn, tenant_id, conversation_id, "consolidate", prefer)
+    if version is None:
+        return None, []
+    e = EpisodeRow
+    res = conn.execute(select(e.idx, e.start_at, e.end_at, e.speakers, e.boundary, e.summary, e.event_pks,
+                              e.summary_event_pks)
+                       .where(e.tenant_id == tenant_id, e.conversation_id == conversation_id,
+                              e.layer_version == version).order_by(e.idx))
+    return version, [EpisodeView(r[0], r[1], r[2], list(r[3]), r[4], r[5], list(r[6]), list(r[7])) for r in res]
+
+
+def episode_of(conn: Connection, tenant_id: int, pks: Iterable[int]) -> dict[int, int]:
+    """event pk -> index of its episode (current consolidation)."""
+    return {pk: s.episode_index for pk, s in signals_for(conn, tenant_id, pks).items() if s.episode_index is not None}
+
+
+def episodes_containing(conn: Connection, tenant_id: int, pks: Iterable[int]) -> dict[int, tuple[str, EpisodeView]]:
+    """event pk -> (conversation, its episode in the current consolidation), for events that have one.
+    One read of the signals and one of the episodes per conversation involved (usually one)."""
+    sig = signals_for(conn, tenant_id, pks)
+    out: dict[int, tuple[str, EpisodeView]] = {}
+    for conv in sorted({s.conversation_id for s in sig.values() if s.episode_index is not None}):
+        _, episodes = episodes_for(conn, tenant_id, conv)
+        by_index = {ep.index: ep for ep in episodes}
+        for pk, s in sig.items():
+            if s.conversation_id == conv and s.episode_index in by_index:
+                out[pk] = (conv, by_index[s.episode_index])
+    return out
+
+
+@dataclass(frozen=True)
+class AssertionView:
+    key: str
+    event_pk: int
+    entity: str
+    attribute: str
+    value: str
+    time: datetime
+    negated: bool
+    superseded_by: str | None
+
+
+@dataclass(frozen=True)
+class ContradictionView:
+    key: str
+    entity: str
+    attribute: str
+    earlier_event_pk: int
+    later_event_pk: int
+    earlier_value: str
+    later_value: str
+    earlier_at: datetime
+    later_at: datetime
+    kind: str
+
+
+def timeline_for(conn: Connection, tenant_id: int, conversation_id: str, layer_version: str | None = None,
+                 prefer: str | None = None, entity: str | None = None, attribute: str | None = None,
+                 ) -> tuple[str | None, list[AssertionView], list[ContradictionView]]:
+    """(version, assertions in time order, contradictions), optionally for one entity / attribute."""
+    version = layer_version or current_version(conn, tenant_id, conversation_id, "consolidate", prefer)
+    if version is None:
+        return None, [], []
+    a, c = AssertionRow, ContradictionRow
+    qa = select(a.key, a.event_pk, a.entity, a.attribute, a.value, a.asserted_at, a.negated, a.superseded_by_key).where(
+        a.tenant_id == tenant_id, a.conversation_id == conversation_id, a.layer_version == version)
+    qc = select(c.key, c.entity, c.attribute, c.earlier_event_pk, c.later_event_pk, c.earlier_value, c.later_value,
+                c.earlier_at, c.later_at, c.kind).where(
+        c.tenant_id == tenant_id, c.conversation_id == conversation_id, c.layer_version == version)
+    if entity is not None:
+        qa = qa.where(func.lower(a.entity) == entity.lower())
+        qc = qc.where(func.lower(c.entity) == entity.lower())
+    if attribute is not None:
+        qa = qa.where(a.attribute == attribute)
+        qc = qc.where(c.attribute == attribute)
+    assertions = [AssertionView(*r) for r in conn.execute(qa.order_by(a.asserted_at, a.event_pk, a.key))]
+    contradictions = [ContradictionView(*r) for r in conn.execute(qc.order_by(c.later_at, c.key))]
+    return version, assertions, contradictions
+
+
+def contradictions_for(conn: Connection, tenant_id: int, conversation_id: str, prefer: str | None = None) -> list[ContradictionView]:
+    return timeline_for(conn, tenant_id, conversation_id, prefer=prefer)[2]

@@ -1,0 +1,65 @@
+"""SQL for the stored event vectors (`embeddings`, one per event and model) and their HNSW index."""
+from __future__ import annotations
+
+import numpy as np
+from sqlalchemy import Connection, delete, func, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+from app.storage.models import Embedding, schema_index
+
+
+def upsert_embeddings(
+    conn: Connection, model: str, rows: list[tuple[int, int, str]], vectors: np.ndarray
+) -> None:
+    """rows are (event pk, tenant_id, conversation_id); a re-run for the same model changes nothing."""
+    if not rows:
+        return
+    # executemany pages of one compiled statement (a `.values(list)` would compile a bind per value)
+    conn.execute(
+        pg_insert(Embedding).on_conflict_do_nothing(index_elements=["event_pk", "model"]),
+        [{"event_pk": pk, "model": model, "tenant_id": t, "conversation_id": c, "embedding": vec}
+         for (pk, t, c), vec in zip(rows, vectors)],
+    )
+
+
+def count_embeddings(conn: Connection, model: str, pks: list[int]) -> int:
+    return conn.execute(
+        select(func.count()).select_from(Embedding).where(Embedding.model == model, Embedding.event_pk.in_(pks))
+    ).scalar_one()
+
+
+def conversation_vectors(conn: Connection, tenant_id: int, conversation_id: str, model: str) -> dict[int, np.ndarray]:
+    """event pk -> vector, for the conversation's events embedded with `model`."""
+    res = conn.execute(
+        select(Embedding.event_pk, Embedding.embedding).where(
+            Embedding.tenant_id == tenant_id, Embedding.conversation_id == conversation_id, Embedding.model == model
+        )
+    )
+    return {r[0]: np.asarray(r[1], dtype=np.float32) for r in res}
+
+
+def delete_embeddings(conn: Connection, tenant_id: int, conversation_id: str, model: str) -> int:
+    """A conversation's vectors for one model (an embed rebuild recomputes them)."""
+    return conn.execute(delete(Embedding).where(
+        Embedding.tenant_id == tenant_id, Embedding.conversation_id == conversation_id, Embedding.model == model,
+    )).rowcount
+
+
+# ---------------------------------------------------------------- the dense index, for bulk loads
+
+DENSE_INDEX = "ix_embeddings_hnsw"
+
+
+def drop_dense_index(conn: Connection) -> None:
+    """Drop the HNSW index before a bulk load of vectors: inserting a million rows into the graph one
+    by one is far slower than building it once afterwards (`build_dense_index`). Dense search
+    falls back to an exact scan meanwhile, so do this only where no query needs it."""
+    conn.exec_driver_sql(f"DROP INDEX IF EXISTS {DENSE_INDEX}")
+
+
+def build_dense_index(conn: Connection, maintenance_work_mem: str = "2GB") -> None:
+    """(Re)create the HNSW index exactly as the schema declares it (m, ef_construction of migration
+    0003). `maintenance_work_mem` should hold the graph (~2 KB per 384-d vector): pgvector builds
+    many times faster when it fits, and says so in a NOTICE when it does not."""
+    conn.execute(select(func.set_config("maintenance_work_mem", maintenance_work_mem, True)))
+    schema_index(DENSE_INDEX).create(conn, checkfirst=True)

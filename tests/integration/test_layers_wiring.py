@@ -1,0 +1,494 @@
+"""The ingestion layers wired to storage: each job run on a small hand-made conversation in the test
+database (the job functions directly; one slow test runs them in a real worker), and the artifacts
+read back: episodes, the Boston -> Denver contradiction, surprise, speaker profiles, the graph,
+resolved dates in the derived search text, versions side by side, the gate at ingest and regate,
+heat refresh and bump.
+"""
+from __future__ import annotations
+
+import time
+from datetime import date, datetime, timedelta, timezone
+
+import numpy as np
+import pytest
+from sqlalchemy import text
+
+from app.services.graph import entities_named_in, neighbourhood
+from app.services.heat import bump_access, refresh_active, refresh_heat
+from app.services.layers import JOBS, embed_pending, process_conversation, run_for_pks
+from app.storage.candidates import search_extra_candidates
+from app.storage.episodes import episodes_for, timeline_for
+from app.storage.graph import facet_point_events
+from app.storage.layer_runs import drop_other_versions, layer_counts, pick_version
+from app.storage.outbox import pending_in_conversation
+from app.storage.profiles import profiles_for
+from app.storage.signals import signals_for, superseding
+from app.storage.tenants import set_tenant_gate_mode
+from tests.support import auth, own_queue
+
+LAYERS = ("gate", "consolidate", "surprise", "engrams", "graph")
+
+# Monday 8 May 2023; a 7-hour gap before the second visit.
+TURNS = [
+    ("Ana", "I live in Boston and I work at Google as an engineer.", "2023-05-08T10:00:00Z"),
+    ("Ben", "Nice! My sister Clara lives in Boston too.", "2023-05-08T10:01:00Z"),
+    ("Ana", "We ran the Boston Marathon last Saturday with my brother.", "2023-05-08T10:02:00Z"),
+    ("Ben", "I adopted a dog named Rex because my old cat died.", "2023-05-08T10:03:00Z"),
+    ("Ana", "I live in Boston and I work at Google as an engineer.", "2023-05-08T10:04:00Z"),
+    ("Ana", "Big news: we moved to Denver last month!", "2023-05-08T17:30:00Z"),
+    ("Ben", "Wow, Denver! Did you leave Boston because of a new job?", "2023-05-08T17:31:00Z"),
+    ("Ana", "Yes, I got a job at Stripe, so we relocated to Denver.", "2023-05-08T17:32:00Z"),
+]
+
+
+def post_conversation(client, key, conv="hm", turns=TURNS) -> list[int]:
+    events = [{"conversation_id": conv, "event_id": str(i), "speaker": s, "content": c, "occurred_at": t}
+              for i, (s, c, t) in enumerate(turns)]
+    r = client.post("/v1/events", json={"events": events}, headers=auth(key))
+    assert r.status_code == 200, r.text
+    return [x["id"] for x in r.json()["results"]]
+
+
+def build_all(pks: list[int]) -> dict[str, dict]:
+    embed_pending(pks)
+    return {layer: run_for_pks(layer, pks) for layer in LAYERS}
+
+
+def slice_rows(engine, tenant_id: int, conv: str) -> dict[str, list]:
+    """The derived rows of a conversation, minus surrogate ids and timestamps (for idempotence)."""
+    queries = {
+        "episodes": "SELECT layer_version, idx, start_at, end_at, speakers, boundary, summary, event_pks, "
+                    "summary_event_pks FROM episodes WHERE tenant_id = :t AND conversation_id = :c ORDER BY 1, 2",
+        "assertions": "SELECT layer_version, key, event_pk, entity, attribute, value, negated, superseded_by_key "
+                      "FROM assertions WHERE tenant_id = :t AND conversation_id = :c ORDER BY 1, 2",
+        "contradictions": "SELECT layer_version, key, earlier_event_pk, later_event_pk, kind FROM contradictions "
+                          "WHERE tenant_id = :t AND conversation_id = :c ORDER BY 1, 2",
+        "profiles": "SELECT speaker, layer_version, message_count, profile, style::text FROM speaker_profiles "
+                    "WHERE tenant_id = :t AND conversation_id = :c ORDER BY 1, 2",
+        "nodes": "SELECT layer_version, key, kind, label, names, event_pk, data FROM graph_nodes "
+                 "WHERE tenant_id = :t AND conversation_id = :c ORDER BY 1, 2",
+        "edges": "SELECT layer_version, src, dst, type, weight, meta::text FROM graph_edges "
+                 "WHERE tenant_id = :t AND conversation_id = :c ORDER BY 1, 2, 3, 4, 6",
+        "signals": "SELECT event_pk, surprise, importance, episode_index, superseded_by_event_pk, entities, "
+                   "resolved_dates, search_extra FROM event_signals WHERE tenant_id = :t AND conversation_id = :c "
+                   "ORDER BY 1",
+    }
+    with engine.connect() as conn:
+        return {k: [tuple(r) for r in conn.execute(text(q), {"t": tenant_id, "c": conv})] for k, q in queries.items()}
+
+
+@pytest.fixture(scope="module")
+def built(engine, make_tenant, client):
+    """One conversation with every layer built (module-scoped: the artifact tests only read it)."""
+    tid, key = make_tenant()
+    pks = post_conversation(client, key)
+    counts = build_all(pks)
+    return tid, key, pks, counts
+
+
+@pytest.fixture(scope="module")
+def make_tenant(engine):  # module-scoped variant of conftest's
+    from tests.support import new_tenant
+
+    return lambda scopes=("read", "write"): new_tenant(engine, scopes)
+
+
+def test_each_job_builds_its_conversation_once(built):
+    _, _, _, counts = built
+    # gate is off for this tenant: no gate rows, nothing to do; every other layer built it once
+    assert counts["gate"] == {"done": 0, "nothing": 1, "waiting": 0}
+    for layer in ("consolidate", "surprise", "engrams", "graph"):
+        assert counts[layer] == {"done": 1, "nothing": 0, "waiting": 0}, layer
+
+
+def test_episodes_split_on_a_six_hour_gap(built, engine):
+    tid, _, pks, _ = built
+    with engine.connect() as conn:
+        version, eps = episodes_for(conn, tid, "hm")
+        sig = signals_for(conn, tid, pks)
+    assert version == JOBS["consolidate"].version()
+    assert [e.event_pks for e in eps] == [pks[:5], pks[5:]]
+    assert [e.boundary for e in eps] == ["start", "gap"]
+    assert eps[1].start == datetime(2023, 5, 8, 17, 30, tzinfo=timezone.utc)
+    assert "Denver" in eps[1].summary and set(eps[1].summary_event_pks) <= set(pks[5:])
+    assert [sig[pk].episode_index for pk in pks] == [0] * 5 + [1] * 3
+
+
+def test_boston_to_denver_is_a_contradiction_with_a_superseded_link(built, engine):
+    tid, _, pks, _ = built
+    with engine.connect() as conn:
+        _, assertions, contradictions = timeline_for(conn, tid, "hm", entity="ana", attribute="lives_in")
+        later = superseding(conn, tid, pks)
+    by_event = {a.event_pk: a for a in assertions}
+    boston, denver = by_event[pks[0]], by_event[pks[5]]
+    assert (boston.value, denver.value) == ("Boston", "Denver")
+    assert boston.superseded_by == denver.key and denver.superseded_by is None
+    c = next(c for c in contradictions if c.earlier_value == "Boston")
+    assert (c.later_value, c.kind, c.later_event_pk) == ("Denver", "update", pks[5])
+    # per event: the restated Boston events are replaced by later events; the Denver ones are not
+    assert later[pks[0]] in (pks[5], pks[7]) and later[pks[4]] in (pks[5], pks[7])
+    assert pks[5] not in later and pks[7] not in later
+
+
+def test_surprise_is_higher_for_a_new_fact_than_for_a_restatement(built, engine):
+    tid, _, pks, _ = built
+    with engine.connect() as conn:
+        sig = signals_for(conn, tid, pks)
+    first, restated, moved = sig[pks[0]], sig[pks[4]], sig[pks[5]]
+    assert restated.surprise < 0.2 < first.surprise
+    assert moved.surprise > restated.surprise and moved.surprise >= 0.9  # new place + a contradiction
+    for s in sig.values():  # importance = max(salience, sigma), heat initialised from it
+        assert s.importance == pytest.approx(max(s.salience, s.surprise), abs=1e-4)
+        assert s.heat is not None and s.heat_stage is not None
+
+
+def test_speaker_profiles_count_messages_and_carry_a_unit_style_vector(built, engine):
+    tid, _, _, _ = built
+    with engine.connect() as conn:
+        version, profiles = profiles_for(conn, tid, "hm", include_vectors=True)
+    assert version == JOBS["engrams"].version()
+    by = {p["speaker"]: p for p in profiles}
+    assert by["Ana"]["message_count"] == 5 and by["Ben"]["message_count"] == 3
+    assert by["Ana"]["attributes"]["lives_in"] == ["Denver"]  # the standing value, not Boston
+    assert by["Ben"]["addresses"].get("Ana", 0) >= 1
+    for p in profiles:
+        v = np.asarray(p["style_vector"])
+        assert v.shape == (256,) and np.linalg.norm(v) == pytest.approx(1.0, abs=1e-4)
+    assert float(np.dot(by["Ana"]["style_vector"], by["Ben"]["style_vector"])) < 0.999
+
+
+def test_graph_has_entities_and_every_edge_type(built, engine):
+    tid, _, pks, _ = built
+    with engine.connect() as conn:
+        counts = layer_counts(conn, tid, "hm")
+        entities = {n["label"]: n for n in entities_named_in(conn, tid, "hm", "Boston Denver Google Stripe Ana")}
+        view = neighbourhood(conn, tid, "hm", ["Denver"], limit=25)
+        fp_events = facet_point_events(conn, tid, "hm", [n["key"] for n in view.nodes])
+    assert set(counts["edges_by_type"]) == {"belongs_to", "involves_entity", "temporal", "evolution", "causal"}
+    assert counts["nodes_by_kind"].keys() == {"entity", "facet_point", "facet", "episode"}
+    assert entities["Boston"]["data"]["kind"] == "place" and entities["Ana"]["data"]["kind"] == "person"
+    assert {"Denver", "Google", "Stripe"} <= set(entities)
+    assert view.seeds == ["en:denver"] and len(view.nodes) <= 25
+    assert {n["kind"] for n in view.nodes} >= {"entity", "facet_point"}
+    keys = {n["key"] for n in view.nodes}
+    assert all(e["src"] in keys and e["dst"] in keys for e in view.edges)
+    assert set(fp_events.values()) >= {pks[5], pks[7]}  # the facts that name Denver
+    with engine.connect() as conn:
+        evolution = conn.execute(text(
+            "SELECT meta FROM graph_edges WHERE tenant_id = :t AND conversation_id = 'hm' AND type = 'evolution' "
+            "AND meta->>'attribute' = 'lives_in' AND (meta->>'changed')::boolean"), {"t": tid}).all()
+        causal = conn.execute(text(
+            "SELECT count(*) FROM graph_edges WHERE tenant_id = :t AND conversation_id = 'hm' AND type = 'causal' "
+            "AND (src_event_pk = :rex OR dst_event_pk = :rex)"), {"t": tid, "rex": pks[3]}).scalar_one()
+    assert any(m["from"] == "Boston" and m["to"] == "Denver" for (m,) in evolution)
+    assert causal >= 1  # "... because my old cat died"
+
+
+def test_last_saturday_resolves_to_a_searchable_absolute_date(built, engine):
+    tid, _, pks, _ = built
+    with engine.connect() as conn:
+        sig = signals_for(conn, tid, [pks[2]])[pks[2]]
+        hits = search_extra_candidates(conn, tid, "hm", "What did Ana do on 6 May 2023?")
+        other_words = search_extra_candidates(conn, tid, "hm", "May 6, 2023")
+        direct = conn.execute(text(
+            "SELECT event_pk FROM event_signals WHERE tenant_id = :t AND "
+            "search_extra_tsv @@ websearch_to_tsquery('english', '2023-05-06')"), {"t": tid}).scalars().all()
+        verbatim = conn.execute(text(
+            "SELECT count(*) FROM events WHERE id = :pk AND search_tsv @@ websearch_to_tsquery('english', 'May 2023')"),
+            {"pk": pks[2]}).scalar_one()
+    assert sig.resolved_dates == (date(2023, 5, 6),)
+    assert sig.time_mentions[0]["surface"] == "last Saturday" and sig.time_mentions[0]["label"] == "6 May 2023"
+    assert hits[0][0] == pks[2] and other_words[0][0] == pks[2] and direct == [pks[2]]
+    assert verbatim == 0  # the date was never written: only the derived text matches it
+
+
+def test_a_rerun_writes_the_same_rows(built, engine):
+    tid, _, _, _ = built
+    before = slice_rows(engine, tid, "hm")
+    for layer in LAYERS[1:]:
+        assert process_conversation(layer, tid, "hm", force=True).status == "done"
+    assert slice_rows(engine, tid, "hm") == before
+    assert all(before[k] for k in before)
+
+
+def test_chunked_tasks_recompute_a_conversation_once(client, make_tenant, engine):
+    tid, key = make_tenant()
+    turns = [("Ana" if i % 2 else "Ben", f"Message {i} about the garden and the tomatoes.", f"2024-01-01T10:{i:02d}:00Z")
+             for i in range(32)]
+    pks = post_conversation(client, key, "chunky", turns)
+    chunks = [pks[i : i + 2] for i in range(0, len(pks), 2)]  # 16 tasks, as dispatch would send them
+    results = [run_for_pks("surprise", c) for c in chunks]
+    assert sum(r["done"] for r in results) == 1 and sum(r["nothing"] for r in results) == 15
+    # consolidation waits for the embed layer instead of computing vectors itself
+    assert run_for_pks("consolidate", chunks[0]) == {"done": 0, "nothing": 0, "waiting": 1}
+    embed_pending(pks)
+    assert [run_for_pks("consolidate", c)["done"] for c in chunks] == [1] + [0] * 15
+    with engine.connect() as conn:
+        assert layer_counts(conn, tid, "chunky")["episodes"] == 1
+        # an event that arrives later is pending again and triggers its own run
+    late = {"conversation_id": "chunky", "event_id": "late", "speaker": "Ana", "content": "Late message about peppers.",
+            "occurred_at": "2024-01-01T11:00:00Z"}
+    pks2 = [x["id"] for x in client.post("/v1/events", json={"events": [late]}, headers=auth(key)).json()["results"]]
+    with engine.connect() as conn:
+        assert pending_in_conversation(conn, "surprise", tid, "chunky") == pks2
+    assert run_for_pks("surprise", pks2)["done"] == 1
+
+
+def test_a_rebuild_with_another_version_runs_beside_the_current_one(built, engine):
+    tid, _, pks, _ = built
+    current = JOBS["consolidate"].version()
+    out = process_conversation("consolidate", tid, "hm", force=True, version="consolidation/test-2")
+    assert out.status == "done"
+    with engine.connect() as conn:
+        v_old, eps_old = episodes_for(conn, tid, "hm", layer_version=current)
+        v_new, eps_new = episodes_for(conn, tid, "hm", layer_version="consolidation/test-2")
+        latest, _ = episodes_for(conn, tid, "hm")
+        preferred, _ = episodes_for(conn, tid, "hm", prefer=current)
+    assert [e.event_pks for e in eps_old] == [e.event_pks for e in eps_new]
+    assert latest == "consolidation/test-2" and preferred == current
+    with engine.begin() as conn:  # swap: drop the old slice
+        assert drop_other_versions(conn, tid, "hm", "consolidate", keep="consolidation/test-2") > 0
+        assert episodes_for(conn, tid, "hm", layer_version=current)[1] == []
+    assert process_conversation("consolidate", tid, "hm", force=True).status == "done"  # and back
+    with engine.begin() as conn:
+        drop_other_versions(conn, tid, "hm", "consolidate", keep=current)
+        assert episodes_for(conn, tid, "hm")[0] == current
+
+
+def test_the_cli_rebuilds_a_layer_from_the_log(built, engine):
+    from typer.testing import CliRunner
+
+    from app.cli import app as cli
+
+    tid, _, _, _ = built
+    with engine.connect() as conn:
+        name = conn.execute(text("SELECT name FROM tenants WHERE id = :t"), {"t": tid}).scalar_one()
+        conn.execute(text("SELECT 1"))
+    before = slice_rows(engine, tid, "hm")
+    with engine.begin() as conn:  # lose the graph
+        conn.execute(text("DELETE FROM graph_nodes WHERE tenant_id = :t"), {"t": tid})
+        conn.execute(text("DELETE FROM graph_edges WHERE tenant_id = :t"), {"t": tid})
+    r = CliRunner().invoke(cli, ["rebuild", "--layer", "graph", "--conversation", "hm", "--tenant", name])
+    assert r.exit_code == 0, r.output
+    assert "graph/2" in r.output and "8 events" in r.output
+    after = slice_rows(engine, tid, "hm")
+    assert after["nodes"] == before["nodes"] and after["edges"] == before["edges"]
+    r = CliRunner().invoke(cli, ["rebuild", "--layer", "nope"])
+    assert r.exit_code != 0
+
+
+NOISY = [
+    ("Ana", "I really love hiking in the mountains near Denver every weekend.", "2024-02-01T10:00:00Z"),
+    ("Ben", "ok", "2024-02-01T10:01:00Z"),
+    ("Ana", "I really love hiking in the mountains near Denver every weekend.", "2024-02-01T10:02:00Z"),
+    ("Ana", "Actually, I meant Boulder, not Denver: the trails near Boulder.", "2024-02-01T10:03:00Z"),
+    ("Ben", "lol", "2024-02-01T10:04:00Z"),
+]
+
+
+def _gate_of(client, key, pks):
+    return [client.get(f"/v1/events/{pk}", headers=auth(key)).json()["gate"] for pk in pks]
+
+
+def test_gate_tag_and_filter_at_ingest_then_the_worker_adds_prediction_error(client, make_tenant, engine):
+    tag_tid, tag_key = make_tenant()
+    flt_tid, flt_key = make_tenant()
+    with engine.begin() as conn:
+        set_tenant_gate_mode(conn, tag_tid, "tag")
+        set_tenant_gate_mode(conn, flt_tid, "filter")
+    tag_pks = post_conversation(client, tag_key, "g", NOISY)
+    flt_pks = post_conversation(client, flt_key, "g", NOISY)
+    tagged, filtered = _gate_of(client, tag_key, tag_pks), _gate_of(client, flt_key, flt_pks)
+    # tag: every event admitted, signals stored; filter: noise held back (stored, not deleted)
+    assert {g["status"] for g in tagged} == {"admitted"}
+    assert all(g["novelty"] is not None and g["salience"] is not None for g in tagged)
+    assert all(g["prediction_error"] is None for g in tagged)  # not yet: needs the vectors
+    assert [g["status"] for g in filtered] == ["admitted", "gated_out", filtered[2]["status"], "admitted", "gated_out"]
+    assert filtered[2]["novelty"] < filtered[0]["novelty"]  # the restated preference adds little ...
+    assert filtered[2]["salience"] >= 0.5  # ... but is salient
+    with engine.connect() as conn:
+        st = {layer: n for layer, n in _pending(conn, flt_tid, "g").items()}
+    assert st["gate"] == 5 and st["embed"] == 5
+    # the gate layer waits for the vectors, then adds pi and re-decides
+    assert run_for_pks("gate", flt_pks) == {"done": 0, "nothing": 0, "waiting": 1}
+    assert run_for_pks("consolidate", flt_pks)["waiting"] == 1  # and the layers wait for the gate
+    counts = build_all(flt_pks)
+    assert counts["gate"]["done"] == 1 and counts["consolidate"]["done"] == 1
+    after = _gate_of(client, flt_key, flt_pks)
+    assert [g["status"] for g in after][1::3] == ["gated_out", "gated_out"]  # "ok", "lol"
+    assert after[3]["status"] == "admitted" and after[3]["prediction_error"] is not None
+    assert after[1]["prediction_error"] == 0.0  # noise has no prediction error
+    with engine.connect() as conn:
+        _, eps = episodes_for(conn, flt_tid, "g")
+    held = {pk for pk, g in zip(flt_pks, after) if g["status"] == "gated_out"}
+    assert held and not held & {pk for e in eps for pk in e.event_pks}  # gated-out events are not in layers
+
+
+def _pending(conn, tid, conv):
+    from app.storage.events import conversation_status
+
+    return conversation_status(conn, tid, conv)[1]
+
+
+def test_regate_readmits_from_stored_signals(client, make_tenant, engine):
+    from typer.testing import CliRunner
+
+    from app.cli import app as cli
+
+    tid, key = make_tenant()
+    with engine.begin() as conn:
+        set_tenant_gate_mode(conn, tid, "filter")
+        name = conn.execute(text("SELECT name FROM tenants WHERE id = :t"), {"t": tid}).scalar_one()
+    pks = post_conversation(client, key, "rg", NOISY)
+    build_all(pks)
+    held = [pk for pk, g in zip(pks, _gate_of(client, key, pks)) if g["status"] == "gated_out"]
+    assert len(held) >= 2
+    r = CliRunner().invoke(cli, ["regate", "--tenant", name, "--mode", "off"])
+    assert r.exit_code == 0, r.output
+    assert f"readmitted {len(held)}" in r.output
+    after = _gate_of(client, key, pks)
+    assert {g["status"] for g in after} == {"admitted"}
+    assert all(g["novelty"] is not None for g in after)  # signals kept
+    with engine.connect() as conn:
+        pending = _pending(conn, tid, "rg")
+    assert pending["consolidate"] == len(pks) and pending["graph"] == len(pks)  # the layers rebuild
+    build_all(pks)
+    with engine.connect() as conn:
+        _, eps = episodes_for(conn, tid, "rg")
+    assert set(held) <= {pk for e in eps for pk in e.event_pks}
+    r = CliRunner().invoke(cli, ["regate", "--tenant", name, "--mode", "filter"])
+    assert r.exit_code == 0 and f"gated_out {len(held)}" in r.output, r.output
+    assert [g["status"] for g in _gate_of(client, key, pks)].count("gated_out") == len(held)
+
+
+def test_heat_refresh_and_bump(client, make_tenant, engine):
+    tid, key = make_tenant()
+    other, _ = make_tenant()
+    now = datetime.now(timezone.utc)
+    turns = [("Ana", t, (now - timedelta(minutes=5 - i)).isoformat()) for i, t in enumerate(
+        ["We adopted a kitten called Miso yesterday!", "She sleeps all day.", "Vet visit on Friday at 3pm."])]
+    pks = post_conversation(client, key, "heat", turns)
+    assert run_for_pks("surprise", pks)["done"] == 1
+    with engine.connect() as conn:
+        before = signals_for(conn, tid, pks)
+    assert all(s.heat is not None and s.access_count == 0 for s in before.values())
+    with engine.begin() as conn:
+        assert bump_access(conn, other, pks) == {}  # another tenant's events are not touched
+        bumped = bump_access(conn, tid, [pks[1], pks[1], pks[2]])
+    with engine.begin() as conn:
+        bumped2 = bump_access(conn, tid, [pks[1]])
+    with engine.connect() as conn:
+        after = signals_for(conn, tid, pks)
+    assert after[pks[1]].access_count == 2 and after[pks[2]].access_count == 1 and after[pks[0]].access_count == 0
+    assert bumped2[pks[1]] > before[pks[1]].heat and bumped[pks[2]] > before[pks[2]].heat
+    assert after[pks[1]].last_access_at is not None
+    # beat: the refresh recomputes heat for active conversations; two days later it has cooled
+    assert refresh_active(tenant_id=tid) == 3
+    with engine.begin() as conn:
+        n = refresh_heat(conn, now=now + timedelta(days=2), tenant_id=tid)
+        cooled = signals_for(conn, tid, pks)
+    assert n == 3
+    assert cooled[pks[1]].heat < after[pks[1]].heat and cooled[pks[1]].heat_stage == "consolidated"
+    assert min(s.heat for s in cooled.values()) >= 0.10  # the consolidated stage's floor
+    # the accesses survive a recompute of the surprise layer (it only changes importance)
+    assert process_conversation("surprise", tid, "heat", force=True).status == "done"
+    with engine.connect() as conn:
+        rec = conn.execute(text("SELECT heat_record FROM event_signals WHERE event_pk = :p"), {"p": pks[1]}).scalar_one()
+    assert len(rec["accesses"]) == 3  # creation + two retrievals
+
+
+def test_bump_creates_signals_for_an_event_no_layer_has_seen(client, tenant, engine):
+    tid, key = tenant
+    pks = post_conversation(client, key, "fresh", [("Ana", "Hello there, new memory.", "2024-05-01T10:00:00Z")])
+    with engine.begin() as conn:
+        heat = bump_access(conn, tid, pks)
+    with engine.connect() as conn:
+        s = signals_for(conn, tid, pks)[pks[0]]
+    assert heat[pks[0]] == s.heat and s.access_count == 1 and s.importance is None
+
+
+def test_graph_job_uses_the_llm_extractor_when_configured(client, make_tenant, engine, monkeypatch):
+    """PALIMPSEST_LLM_BASE_URL set: the graph job calls that OpenAI-compatible API (a real local
+    HTTP server here) with the configured model and key, and stores the facts it returns."""
+    import json
+    import re
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from app.settings import get_settings
+
+    seen: list[dict] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append({"auth": self.headers.get("Authorization"), "model": body["model"], "path": self.path})
+            lines = re.findall(r"^\[(\d+)\] \([^)]*\) (\w+): (.*)$", body["messages"][1]["content"], re.M)
+            answer = {"entities": [{"name": sp, "kind": "person"} for sp in {sp for _, sp, _ in lines}],
+                      "facts": [{"event_id": i, "text": f"{sp} said: {t}", "entities": [sp], "topic": "llm"}
+                                for i, sp, t in lines]}
+            data = json.dumps({"choices": [{"message": {"content": json.dumps(answer)}}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        s = get_settings()
+        monkeypatch.setattr(s, "llm_base_url", f"http://127.0.0.1:{server.server_address[1]}/v1")
+        monkeypatch.setattr(s, "llm_model", "test-model")
+        monkeypatch.setattr(s, "llm_api_key", "sk-test")
+        tid, key = make_tenant()
+        pks = post_conversation(client, key, "llm")
+        counts = build_all(pks)
+    finally:
+        server.shutdown()
+    assert counts["graph"]["done"] == 1 and len(seen) == 2  # one call per episode
+    assert seen[0] == {"auth": "Bearer sk-test", "model": "test-model", "path": "/v1/chat/completions"}
+    assert JOBS["graph"].version().endswith("llm_extract/2")
+    with engine.connect() as conn:
+        run = pick_version(conn, tid, "llm", "graph")
+        labels = conn.execute(text("SELECT label FROM graph_nodes WHERE tenant_id = :t AND kind = 'facet_point'"),
+                              {"t": tid}).scalars().all()
+    assert run.layer_version.endswith("llm_extract/2") and run.stats["extractor"] == "llm"
+    assert run.stats["llm"]["llm_chunks"] == 2 and run.stats["llm"]["fallback_chunks"] == 0
+    assert "Ana said: Big news: we moved to Denver last month!" in labels
+
+
+@pytest.mark.slow
+def test_a_worker_builds_every_layer(tmp_path, database_url, redis_url, engine):
+    """Real processes: uvicorn + a Celery worker, no beat (the layers start each other)."""
+    import httpx
+
+    from app.embedded import ServiceStack
+    from app.storage import tenants
+
+    key = tenants.new_key()
+    with ServiceStack(var_dir=tmp_path, api_key=key, database_url=database_url, redis_url=redis_url, queue=own_queue(),
+                      log_dir=tmp_path / "logs") as stack:
+        with httpx.Client(base_url=stack.base_url, headers=auth(key), timeout=30) as c:
+            events = [{"conversation_id": "e2e-layers", "event_id": str(i), "speaker": s, "content": t,
+                       "occurred_at": at} for i, (s, t, at) in enumerate(TURNS)]
+            assert c.post("/v1/events", json={"events": events}).status_code == 200
+            deadline = time.time() + 240
+            while True:
+                st = c.get("/v1/conversations/e2e-layers/status").json()
+                if all(n == 0 for n in st["pending"].values()):
+                    break
+                assert time.time() < deadline, f"layers not built in time: {st}; logs in {tmp_path / 'logs'}"
+                time.sleep(0.5)
+            assert set(st["pending"]) == {"embed", "gate", "consolidate", "surprise", "engrams", "graph"}
+            eps = c.get("/v1/conversations/e2e-layers/episodes").json()
+            assert [e["boundary"] for e in eps["episodes"]] == ["start", "gap"]
+            g = c.get("/v1/conversations/e2e-layers/graph", params={"query": "Where does Ana live?"}).json()
+            assert "en:ana" in g["stats"]["seeds"] and any(n["kind"] == "facet_point" for n in g["nodes"])
+            sp = c.get("/v1/conversations/e2e-layers/speakers").json()
+            assert {p["speaker"] for p in sp["speakers"]} == {"Ana", "Ben"}
+    log = (tmp_path / "logs" / "worker.log").read_text()
+    assert "layers_started" in log  # the embed layer's completion started the waiting layers

@@ -1,0 +1,38 @@
+"""The one calendar: what the ingest writes and what the query asks are the same half-open spans."""
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+
+import pytest
+
+from app.domain.layers.timeparse import resolve_time_expressions
+from app.domain.timeexpr import overlaps_window, relative_weekend, resolve_time_window
+
+UTC = timezone.utc
+SAID = datetime(2023, 5, 8, 14, 0, tzinfo=UTC)  # a Monday
+
+
+@pytest.mark.parametrize("words", ["last summer", "next winter", "this fall", "last weekend", "next weekend",
+                                   "last week", "last month", "next year"])
+def test_ingest_and_query_resolve_the_same_span(words):
+    (m,) = resolve_time_expressions(f"We talked about it {words}.", SAID)
+    window, _ = resolve_time_window(f"What happened {words}?", SAID)
+    assert (m.range_start, m.range_end) == tuple(d.date().isoformat() for d in window)
+
+
+def test_a_day_before_the_window_is_outside_it():
+    window, _ = resolve_time_window("What did she do last May?", SAID)  # [2022-05-01, 2022-06-01)
+    assert not overlaps_window((date(2022, 4, 30), date(2022, 5, 1)), window)
+    assert overlaps_window((date(2022, 5, 31), date(2022, 6, 1)), window)
+    assert not overlaps_window((date(2022, 6, 1), date(2022, 6, 2)), window)
+    assert overlaps_window((date(2022, 5, 12), date(2022, 5, 12)), window)  # a single day given as a point
+
+
+def test_weekends_from_every_day_of_the_week():
+    sat = date(2023, 5, 13)
+    for offset in range(7):
+        ref = date(2023, 5, 8 + offset)  # Monday .. Sunday
+        last, this, nxt = (relative_weekend(ref, w) for w in ("last", "this", "next"))
+        assert last[1] - last[0] == this[1] - this[0] == nxt[1] - nxt[0] == date(2023, 1, 3) - date(2023, 1, 1)
+        assert this[0] == sat and last[0] == date(2023, 5, 6)
+        assert nxt[0] == (sat if ref < sat else date(2023, 5, 20))

@@ -1,0 +1,68 @@
+"""`palimpsest train-reranker`: the reranker's training job on the command line.
+
+The product's CLI finds it through the `palimpsest.commands` entry point in pyproject.toml
+(`register` below); the product itself never imports this package. Also runnable alone:
+
+    python -m training.cli --out var/models/reranker-minilm
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict
+from typing import Sequence
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add `train-reranker` to the root CLI. The job parses its own options (argparse), so the
+    command passes its arguments through untouched, `--help` included."""
+    app.command("train-reranker", add_help_option=False,
+                context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(train_reranker_cmd)
+
+
+def train_reranker_cmd(ctx: typer.Context) -> None:
+    """Fine-tune the packaged MiniLM as a cross-encoder on pairs mined from conversations
+    (its own options: `palimpsest train-reranker --help`); the query path uses it once it is in place."""
+    raise typer.Exit(main(ctx.args))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse the job's options, train, print the report; the exit status."""
+    from training.reranker import TrainConfig, train_reranker
+
+    ap = argparse.ArgumentParser(description="Fine-tune the MiniLM cross-encoder reranker on LoCoMo and BEAM pairs.")
+    d = TrainConfig()
+    ap.add_argument("--data", default=d.data_path)
+    ap.add_argument("--train", default=",".join(d.train_conversations), help="comma-separated sample ids")
+    ap.add_argument("--beam", default=",".join(d.beam_conversations),
+                    help="BEAM conversations to train on too, comma-separated (empty: LoCoMo only)")
+    ap.add_argument("--beam-data", default=d.beam_data_dir, help="the folder holding beam100k/")
+    ap.add_argument("--out", default=d.output_dir)
+    ap.add_argument("--base", default=None, help="base model directory (default: the embedder's)")
+    ap.add_argument("--max-length", type=int, default=d.max_length)
+    ap.add_argument("--negatives", type=int, default=d.negatives)
+    ap.add_argument("--pool", type=int, default=d.pool)
+    ap.add_argument("--epochs", type=int, default=d.epochs)
+    ap.add_argument("--lr", type=float, default=d.lr)
+    ap.add_argument("--group-batch", type=int, default=d.group_batch)
+    ap.add_argument("--threads", type=int, default=d.threads)
+    ap.add_argument("--time-limit", type=float, default=d.time_limit_s)
+    ap.add_argument("--seed", type=int, default=d.seed)
+    ap.add_argument("--freeze-layers", type=int, default=d.freeze_layers)
+    ap.add_argument("--layers", type=int, default=None, help="keep only the bottom N transformer layers")
+    a = ap.parse_args(argv)
+    cfg = TrainConfig(data_path=a.data, train_conversations=tuple(x for x in a.train.split(",") if x),
+                      beam_conversations=tuple(x for x in a.beam.split(",") if x), beam_data_dir=a.beam_data,
+                      output_dir=a.out, base_model_path=a.base, max_length=a.max_length, negatives=a.negatives,
+                      pool=a.pool, epochs=a.epochs, lr=a.lr, group_batch=a.group_batch, threads=a.threads,
+                      time_limit_s=a.time_limit, seed=a.seed, freeze_layers=a.freeze_layers,
+                      layers=a.layers)
+    report = train_reranker(cfg, log=lambda m: print(m, flush=True))
+    print(json.dumps({k: v for k, v in asdict(report).items() if k != "losses"}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
