@@ -53,6 +53,22 @@ def turn_text(speaker: str | None, content: str) -> str:
     return f"{speaker}: {content}" if speaker else content
 
 
+# What a retry must say the same way as the stored event. `occurred_at` and `metadata` count only
+# when the retry gives them: when it leaves them out, the server filled them in (now, {}).
+COMPARED = ("speaker", "content", "role", "recipient")
+
+
+def changed_fields(retry: Event, stored: Any) -> list[str]:
+    """The fields in which a retry (same conversation and `event_id`) differs from the event already
+    written (`stored`: anything with the Event's fields): a changed retry is a conflict, never silently taken as a duplicate."""
+    out = [name for name in COMPARED if getattr(retry, name) != getattr(stored, name)]
+    if retry.occurred_at is not None and stored.occurred_at is not None and retry.occurred_at != stored.occurred_at:
+        out.append("occurred_at")
+    if retry.metadata is not None and retry.metadata != (stored.metadata or {}):
+        out.append("metadata")
+    return out
+
+
 def plan_batch(batch: list[Event]) -> tuple[list[int], dict[int, int]]:
     """Positions to write, and for repeated client ids within the batch, position -> first position.
 

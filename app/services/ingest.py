@@ -2,7 +2,10 @@
 background layers. The API, the CLI's import, MCP (through the API) and restores all come here.
 
 A retry of a known `event_id` maps to the stored row and creates nothing; the same `event_id`
-twice in one batch is written once (`app.domain.event.plan_batch`). Work is enqueued only after
+twice in one batch is written once (`app.domain.event.plan_batch`). A retry that says something
+else under a known `event_id` (other content, speaker, time, ...) raises `ChangedRetry` and the
+whole batch is rolled back: the log is never silently overwritten, and a change is never silently
+dropped. Work is enqueued only after
 the transaction commits, so a worker never sees an uncommitted event; if the broker is down the
 outbox rows written with the events let the beat sweeper send it later.
 """
@@ -15,7 +18,7 @@ from datetime import datetime, timezone
 from sqlalchemy import Connection
 
 from app.domain import gate
-from app.domain.event import Event, plan_batch
+from app.domain.event import Event, changed_fields, plan_batch
 from app.domain.layer_registry import LAYERS
 from app.ports import Dispatcher
 from app.settings import get_settings
@@ -32,6 +35,16 @@ class WriteResult:
     event_id: str | None
     conversation_id: str
     status: str  # "created" | "duplicate"
+
+
+class ChangedRetry(ValueError):
+    """Events whose `event_id` is already taken by a different event: (position in the batch,
+    event_id, the fields that differ)."""
+
+    def __init__(self, changes: list[tuple[int, str, list[str]]]):
+        self.changes = changes
+        first = changes[0]
+        super().__init__(f"event_id {first[1]!r} already holds a different event ({', '.join(first[2])} differ)")
 
 
 def ingest(tenant_id: int, batch: Sequence[Event], dispatcher: Dispatcher) -> list[WriteResult]:
@@ -87,6 +100,21 @@ def write_batch(
     inserted = store.insert_events(conn, rows)
     conflicts = [(batch[i].conversation_id, batch[i].event_id) for pk, i in zip(ids, to_write) if pk not in inserted]
     existing = store.find_by_client_ids(conn, tenant_id, conflicts)
+
+    stored = store.get_events(conn, tenant_id, list(existing.values()))
+    changes = []
+    for pk, i in zip(ids, to_write):
+        if pk not in inserted:
+            ev = batch[i]
+            diff = changed_fields(ev, stored[existing[(ev.conversation_id, ev.event_id)]])
+            if diff:
+                changes.append((i, ev.event_id, diff))
+    for i, j in repeats.items():
+        diff = changed_fields(batch[i], batch[j])
+        if diff:
+            changes.append((i, batch[i].event_id, diff))
+    if changes:
+        raise ChangedRetry(sorted(changes))
 
     results: dict[int, WriteResult] = {}
     for pk, i in zip(ids, to_write):

@@ -212,6 +212,10 @@ def error_for(response: httpx.Response) -> errors.PalimpsestError:
         errs = _field_errors(body)
         summary = "; ".join(f"{e.field}: {e.message}" for e in errs) or text
         return errors.ValidationError(f"422 invalid request ({where}): {summary}", errors=errs, **kw)
+    if status == 409:
+        errs = _field_errors(body)
+        summary = "; ".join(f"{e.field}: {e.message}" for e in errs) or text
+        return errors.Conflict(f"409 conflict ({where}): {summary}", errors=errs, **kw)
     cls: type[errors.PalimpsestError]
     if status == 401:
         cls = errors.AuthError

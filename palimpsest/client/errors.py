@@ -59,6 +59,11 @@ class ValidationError(PalimpsestError):
         return [e.field for e in self.errors]
 
 
+class Conflict(ValidationError):
+    """409: an `event_id` already holds a different event (a changed retry); nothing in the batch
+    was written. `errors` names each field that differs, e.g. `events.1.content`."""
+
+
 class RateLimited(PalimpsestError):
     """429 after the client's retries."""
 

@@ -39,6 +39,29 @@ def test_batch_write_and_idempotent_retry(client, tenant, engine):
     assert count_events(engine, tid) == 4
 
 
+def test_changed_retry_is_a_conflict_and_writes_nothing(client, tenant, engine):
+    tid, key = tenant
+    first = post(client, key, [turn(1)]).json()["results"]
+    # the same event_id with other content, beside a new event: 409 naming the field, nothing written
+    changed = dict(turn(1), content="turn 1, edited")
+    r = post(client, key, [turn(2), changed])
+    assert r.status_code == 409
+    body = r.json()
+    assert body["error"] == "conflict"
+    assert [d["field"] for d in body["detail"]] == ["events.1.content"]
+    assert count_events(engine, tid) == 1
+    # the stored event is still the first version, verbatim
+    got = client.get(f"/v1/events/{first[0]['id']}", headers=auth(key)).json()
+    assert got["content"] == "turn 1"
+    # a retry that leaves out what the server filled in (time, metadata) is the same event
+    same = {k: v for k, v in turn(1).items() if k != "occurred_at"}
+    assert post(client, key, [same]).json()["results"][0]["status"] == "duplicate"
+    # another speaker or time under one event_id inside a single batch is a conflict too
+    r = post(client, key, [turn(5), dict(turn(5), occurred_at="2024-02-01T00:00:00Z")])
+    assert r.status_code == 409 and [d["field"] for d in r.json()["detail"]] == ["events.1.occurred_at"]
+    assert count_events(engine, tid) == 1
+
+
 def test_outbox_row_written_with_each_event(client, tenant, engine):
     tid, key = tenant
     ids = [x["id"] for x in post(client, key, [turn(1), turn(2)]).json()["results"]]

@@ -1,4 +1,4 @@
-"""The Python SDK's pure parts: reading Retry-After and the idempotent event-id scheme."""
+"""The Python SDK's pure parts: reading Retry-After, the idempotent event-id scheme, errors by status."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
@@ -19,3 +19,17 @@ def test_parse_retry_after_and_event_id_scheme() -> None:
                 derive_event_id("c", "Ben", datetime(2024, 1, 1, 12), "hi"),
                 derive_event_id("c", "Ana", datetime(2024, 1, 1, 12, 0, 0, 1), "hi"),
                 derive_event_id("c", "Ana", datetime(2024, 1, 1, 12), "hi ")}) == 5
+
+
+def test_a_409_is_a_conflict_naming_the_changed_fields() -> None:
+    import httpx
+
+    from palimpsest.client import Conflict, ValidationError
+    from palimpsest.client._core import error_for
+
+    request = httpx.Request("POST", "http://x/v1/events")
+    body = {"error": "conflict", "detail": [{"field": "events.1.content", "type": "changed_retry",
+                                             "message": "event_id 'e1' already holds a different event"}]}
+    err = error_for(httpx.Response(409, json=body, request=request))
+    assert isinstance(err, Conflict) and isinstance(err, ValidationError)
+    assert err.fields == ["events.1.content"] and err.status_code == 409

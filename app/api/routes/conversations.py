@@ -6,9 +6,8 @@ from sqlalchemy import Connection
 
 from app.api.deps import DB, only_query_params, reader, writer
 from app.api.schemas import ROUTE_ERRORS, ConversationList, ConversationStatus, ConversationSummary
-from app.services.conversations import indexing_status
+from app.services.conversations import conversations, indexing_status
 from app.services.forget import forget_conversation, forget_speaker
-from app.storage import events as store
 from app.storage.tenants import Principal
 
 router = APIRouter(prefix="/v1/conversations", tags=["conversations"], responses=ROUTE_ERRORS)
@@ -19,7 +18,7 @@ router = APIRouter(prefix="/v1/conversations", tags=["conversations"], responses
 def list_conversations(
     limit: int = Query(200, ge=1, le=1000), who: Principal = Depends(reader), conn: Connection = DB
 ) -> ConversationList:
-    rows = store.list_conversations(conn, who.tenant_id, limit)
+    rows = conversations(conn, who.tenant_id, limit)
     return ConversationList(conversations=[
         ConversationSummary(conversation_id=c, events=n, first_at=a, last_at=b) for c, n, a, b in rows
     ])

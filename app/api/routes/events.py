@@ -18,8 +18,8 @@ from app.api.schemas import (
     EventResult,
 )
 from app.ports import Dispatcher
-from app.services.ingest import ingest
-from app.storage import events as store
+from app.services import conversations as reads
+from app.services.ingest import ChangedRetry, ingest
 from app.storage.events import EventRow
 from app.storage.tenants import Principal
 
@@ -44,17 +44,25 @@ def event_out(row: EventRow) -> EventOut:
     )
 
 
-@router.post("/events", response_model=EventBatchResult, summary="Write a batch of events (verbatim, idempotent)")
+@router.post("/events", response_model=EventBatchResult, summary="Write a batch of events (verbatim, idempotent)",
+             responses={409: {"description": "An `event_id` already holds a different event; nothing was written."}})
 def post_events(batch: EventBatch, who: Principal = Depends(writer),
                 send: Dispatcher = Depends(dispatcher)) -> EventBatchResult:
-    results = ingest(who.tenant_id, batch.events, send)
+    try:
+        results = ingest(who.tenant_id, batch.events, send)
+    except ChangedRetry as exc:
+        raise HTTPException(409, detail=[
+            {"field": f"events.{i}.{name}", "type": "changed_retry",
+             "message": f"event_id {event_id!r} already holds a different event; nothing in this batch was written"}
+            for i, event_id, fields in exc.changes for name in fields
+        ]) from None
     return EventBatchResult(results=[EventResult(id=r.id, event_id=r.event_id, status=r.status) for r in results])
 
 
 @router.get("/events/{id}", response_model=EventOut, summary="Read one event",
             dependencies=[only_query_params()])
 def get_event(id: int = Path(ge=1, le=PG_BIGINT_MAX), who: Principal = Depends(reader), conn: Connection = DB) -> EventOut:
-    row = store.get_event(conn, who.tenant_id, id)
+    row = reads.event(conn, who.tenant_id, id)
     if row is None:
         raise HTTPException(404, f"event {id} not found")
     return event_out(row)
@@ -90,7 +98,5 @@ def list_events(
     conn: Connection = DB,
 ) -> EventPage:
     after = _decode_cursor(cursor) if cursor else None
-    rows = store.list_conversation(conn, who.tenant_id, conversation_id, limit + 1, after)
-    more = len(rows) > limit
-    rows = rows[:limit]
+    rows, more = reads.events_page(conn, who.tenant_id, conversation_id, limit, after)
     return EventPage(events=[event_out(r) for r in rows], next_cursor=_encode_cursor(rows[-1]) if more else None)

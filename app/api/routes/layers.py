@@ -25,10 +25,7 @@ from app.api.layer_schemas import (
     TopicOut,
 )
 from app.api.schemas import NO_NUL, ROUTE_ERRORS
-from app.services.conversations import graph_view
-from app.storage.episodes import episodes_for, timeline_for
-from app.storage.events import conversation_exists
-from app.storage.profiles import profiles_for
+from app.services import conversations as reads
 from app.storage.tenants import Principal
 
 router = APIRouter(prefix="/v1/conversations", tags=["layers"], responses=ROUTE_ERRORS)
@@ -37,17 +34,18 @@ VERSION_Q = Query(None, min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_.:+/\
                   description="Read this layer version instead of the one computed last.")
 
 
-def _known(conn: Connection, who: Principal, conversation_id: str) -> None:
-    if not conversation_exists(conn, who.tenant_id, conversation_id):
-        raise HTTPException(404, f"conversation {conversation_id!r} not found")
+def _not_found(conversation_id: str) -> HTTPException:
+    return HTTPException(404, f"conversation {conversation_id!r} not found")
 
 
 @router.get("/{conversation_id}/episodes", response_model=EpisodesOut,
             summary="Episodes: 6-hour gaps and topic shifts, each with an extractive summary")
 def episodes(conversation_id: str, layer_version: str | None = VERSION_Q, _q: None = only_query_params("layer_version"),
              who: Principal = Depends(reader), conn: Connection = DB) -> EpisodesOut:
-    _known(conn, who, conversation_id)
-    version, eps = episodes_for(conn, who.tenant_id, conversation_id, layer_version)
+    try:
+        version, eps = reads.episodes(conn, who.tenant_id, conversation_id, layer_version)
+    except reads.UnknownConversation:
+        raise _not_found(conversation_id) from None
     return EpisodesOut(conversation_id=conversation_id, layer_version=version, episodes=[
         EpisodeOut(index=e.index, start=e.start, end=e.end, speakers=e.speakers, boundary=e.boundary,
                    summary=e.summary, event_ids=e.event_pks, summary_event_ids=e.summary_event_pks)
@@ -68,9 +66,11 @@ def timeline(
     who: Principal = Depends(reader),
     conn: Connection = DB,
 ) -> TimelineOut:
-    _known(conn, who, conversation_id)
-    version, assertions, contradictions = timeline_for(conn, who.tenant_id, conversation_id, layer_version,
+    try:
+        version, assertions, contradictions = reads.timeline(conn, who.tenant_id, conversation_id, layer_version,
                                                              entity=entity, attribute=attribute)
+    except reads.UnknownConversation:
+        raise _not_found(conversation_id) from None
     return TimelineOut(
         conversation_id=conversation_id, layer_version=version,
         assertions=[AssertionOut(id=a.key, event_id=a.event_pk, entity=a.entity, attribute=a.attribute,
@@ -99,9 +99,11 @@ def graph(
     who: Principal = Depends(reader),
     conn: Connection = DB,
 ) -> GraphOut:
-    _known(conn, who, conversation_id)
-    view, stats = graph_view(conn, who.tenant_id, conversation_id, entity, limit, query=query, depth=depth,
-                             layer_version=layer_version)
+    try:
+        view, stats = reads.graph_view(conn, who.tenant_id, conversation_id, entity, limit, query=query, depth=depth,
+                                       layer_version=layer_version)
+    except reads.UnknownConversation:
+        raise _not_found(conversation_id) from None
     return GraphOut(
         conversation_id=conversation_id, layer_version=view.layer_version,
         nodes=[GraphNodeOut(id=n["key"], kind=n["kind"], label=n["label"], event_id=n["event_pk"], data=n["data"] or {})
@@ -122,9 +124,11 @@ def speakers(
     who: Principal = Depends(reader),
     conn: Connection = DB,
 ) -> SpeakersOut:
-    _known(conn, who, conversation_id)
-    version, profiles = profiles_for(conn, who.tenant_id, conversation_id, layer_version,
+    try:
+        version, profiles = reads.profiles(conn, who.tenant_id, conversation_id, layer_version,
                                            include_vectors=include_vectors)
+    except reads.UnknownConversation:
+        raise _not_found(conversation_id) from None
     out = []
     for p in profiles:
         out.append(SpeakerProfileOut(
