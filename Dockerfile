@@ -53,6 +53,10 @@ LABEL org.opencontainers.image.title="palimpsest" \
       org.opencontainers.image.description="Memory service for AI agents: verbatim event log, layered retrieval" \
       org.opencontainers.image.licenses="Apache-2.0"
 
+# libgomp1: LightGBM's OpenMP runtime (the learned fusion's model, app/adapters/fusion_model/).
+# hadolint ignore=DL3008
+RUN apt-get update && apt-get install -y --no-install-recommends libgomp1 && rm -rf /var/lib/apt/lists/*
+
 RUN groupadd --system --gid 10001 palimpsest \
  && useradd --system --uid 10001 --gid palimpsest --home-dir /home/palimpsest --create-home \
       --shell /usr/sbin/nologin palimpsest \
@@ -84,9 +88,11 @@ ENV PATH=/opt/venv/bin:$PATH \
 WORKDIR /app
 USER 10001:10001
 
-# Fail the build, not the first start, if the model or an entrypoint is missing: load the model
-# from the package with the hub off, embed a sentence, and list the CLI's commands.
+# Fail the build, not the first start, if a model or an entrypoint is missing: load the embedder
+# from the package with the hub off and embed a sentence, load the learned fusion model
+# (app/adapters/fusion_model, copied with app/), and list the CLI's commands.
 RUN python -c "from app.adapters.embedder import get_embedder; assert get_embedder().encode(['warm-up']).shape == (1, 384)" \
+ && python -c "from app.adapters.fusion_ranker import get_fusion_ranker; get_fusion_ranker()" \
  && palimpsest --help > /dev/null
 
 EXPOSE 8000 5555

@@ -36,6 +36,17 @@ class Reranker(Protocol):
         ...
 
 
+@runtime_checkable
+class FusionModel(Protocol):
+    """The learned fusion: one score per candidate's feature row, and each feature's share of it."""
+
+    def score(self, rows: np.ndarray) -> np.ndarray: ...
+
+    def contributions(self, rows: np.ndarray) -> np.ndarray:
+        """(rows, features + 1): per-feature contributions, the bias last."""
+        ...
+
+
 class LLMError(RuntimeError):
     """The LLM could not be reached or gave no usable reply. `kind` names what failed (the
     transport's or the HTTP status error's class name), for the stats of callers that fall back."""

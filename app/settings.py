@@ -124,7 +124,7 @@ class Settings(RecipeSettings):  # type: ignore[misc, valid-type]
     lexical_find_budget: int = Field(5000, ge=1)
     # The recipe's defaults (stage switches, weights, pool sizes, context shape, abstain floors) are
     # the fields of RecipeSettings, one per field of app.domain.recipe.Recipe.
-    reranker_model_path: str | None = None  # default: <var_dir>/models/reranker-minilm (palimpsest train-reranker)
+    reranker_model_path: str | None = None  # default: <var_dir>/models/reranker-minilm if trained, else the shipped one
     reranker_max_length: int = 256
     reranker_quantize: bool = True
     reranker_batch_size: int = Field(8, ge=1)  # pairs per forward pass, shortest first (see Reranker.score)

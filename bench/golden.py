@@ -56,7 +56,7 @@ def load_sets(data_dir: Path):  # noqa: ANN201
 # ---------------------------------------------------------------- the two places that call the product
 
 
-def ingest(datasets) -> int:  # noqa: ANN001
+def ingest(datasets, tenant: str = "golden") -> int:  # noqa: ANN001
     """Write every conversation through the writer and build every layer synchronously; the tenant id."""
     from app.domain.event import Event
     from app.services.ingest import write_batch
@@ -73,7 +73,7 @@ def ingest(datasets) -> int:  # noqa: ANN001
     upgrade(database_url())
     engine = get_engine()
     with engine.begin() as conn:
-        tid = tenants.create_tenant(conn, "golden")
+        tid = tenants.create_tenant(conn, tenant)
     for ds in datasets:
         for conv in ds.conversations:
             cid = f"{ds.name}/{conv.id}"

@@ -10,7 +10,8 @@ the sessions' order. A turn's event id is `<session_id>:<turn index>`, unique in
 Gold: turn level, the turns marked `has_answer`; session level, `answer_session_ids`. Abstention
 questions (id ending in `_abs`) ask about something never said: they get the category "abstention"
 and no gold, so they are reported apart (how often the service abstains), never scored for recall.
-The question's date is kept as `Question.as_of`; the query API does not take it yet (issue 17, item 7).
+The question's date is kept as `Question.as_of`; the harness sends it as the query's `as_of`
+(relative dates in the question are read from it, `bench.runner.query_body`).
 
 Upstream quirk: 11 haystacks list one session twice, with the same content under two dates. Only
 its first occurrence in time order is kept (the ids would collide, and the gold would be doubled).

@@ -104,7 +104,7 @@ def reranker_path(given: Path | None, embedded_var_dir: Path | None) -> tuple[st
     if embedded_var_dir is None:
         return None, "unknown (a service given by --url; pass --reranker to record and check it)"
     default = Path(embedded_var_dir) / "models" / "reranker-minilm"
-    if default.is_dir():
+    if (default / "config.json").is_file():
         return str(default), "the embedded service's default"
     return None, "none (no reranker installed)"
 

@@ -10,6 +10,7 @@ import statistics
 import threading
 import time
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 
@@ -215,9 +216,15 @@ def ingest(client: Client, ds: Dataset, batch_size: int = 1000, index_timeout: f
 
 # ---------------------------------------------------------------- queries
 
-def query_body(q: Question, budget: int, top_k: int, pipeline: dict[str, Any] | None) -> dict[str, Any]:
+def query_body(q: Question, budget: int, top_k: int, pipeline: dict[str, Any] | None,
+               last_event: datetime | None = None) -> dict[str, Any]:
+    """The request for one question. `as_of` (the time relative dates are read from): the question's own
+    date where the data has one (LongMemEval), else `last_event`, the conversation's last turn."""
     body: dict[str, Any] = {"query": q.question, "conversation_id": q.conversation_id, "top_k": top_k,
                             "token_budget": budget}
+    as_of = q.as_of or last_event
+    if as_of is not None:
+        body["as_of"] = as_of.isoformat()
     if pipeline:
         body["pipeline"] = pipeline
     return body
@@ -268,6 +275,7 @@ def service_answers(client: Client, ds: Dataset, budgets: Sequence[int], top_k: 
     big = budgets[-1]
     lines = {c.id: {t.event_id: render_turn(t.speaker, t.content, t.occurred_at) for t in c.turns}
              for c in ds.conversations}
+    last = {c.id: max(t.occurred_at for t in c.turns) for c in ds.conversations if c.turns}
     answers: dict[str, SystemAnswer] = {}
     stage_ms: dict[str, list[float]] = {}
     checks: dict[str, Any] = {"over_budget": 0, "reported_tokens_differ": 0, "flagged_not_in_text": 0,
@@ -280,7 +288,7 @@ def service_answers(client: Client, ds: Dataset, budgets: Sequence[int], top_k: 
 
     for q in questions[:warmup]:
         try:
-            client.query(query_body(q, big, top_k, pipeline))
+            client.query(query_body(q, big, top_k, pipeline, last.get(q.conversation_id)))
         except ServiceError as exc:
             raise ServiceError(f"the first queries fail: {exc}") from exc
 
@@ -324,7 +332,7 @@ def service_answers(client: Client, ds: Dataset, budgets: Sequence[int], top_k: 
 
     def ask(q: Question, budget: int, timed: bool) -> None:
         try:
-            resp, ms = client.query(query_body(q, budget, top_k, pipeline))
+            resp, ms = client.query(query_body(q, budget, top_k, pipeline, last.get(q.conversation_id)))
             record(q, budget, resp, ms if timed else None, None)
         except (ServiceError, ValueError, KeyError) as exc:
             record(q, budget, None, None, str(exc)[:300])

@@ -3,7 +3,7 @@
 The product's CLI finds it through the `palimpsest.commands` entry point in pyproject.toml
 (`register` below); the product itself never imports this package. Also runnable alone:
 
-    python -m training.cli --out var/models/reranker-minilm
+    python -m training.cli --datasets beam,longmemeval --out var/models/reranker-minilm
 """
 from __future__ import annotations
 
@@ -32,19 +32,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Parse the job's options, train, print the report; the exit status."""
     from training.reranker import TrainConfig, train_reranker
 
-    ap = argparse.ArgumentParser(description="Fine-tune the MiniLM cross-encoder reranker on LoCoMo and BEAM pairs.")
+    ap = argparse.ArgumentParser(description="Fine-tune the MiniLM cross-encoder reranker on the train split of "
+                                 "LoCoMo, BEAM and LongMemEval_S data in their own formats.")
     d = TrainConfig()
-    ap.add_argument("--data", default=d.data_path)
-    ap.add_argument("--train", default=",".join(d.train_conversations), help="comma-separated sample ids")
-    ap.add_argument("--beam", default=",".join(d.beam_conversations),
-                    help="BEAM conversations to train on too, comma-separated (empty: LoCoMo only)")
-    ap.add_argument("--beam-data", default=d.beam_data_dir, help="the folder holding beam100k/")
+    ap.add_argument("--data-dir", default=None,
+                    help="the folder holding locomo/, beam100k/, longmemeval/ (default: $PALIMPSEST_BENCH_DATA, "
+                         "else ../shared/data beside the repository, as the benchmark reads it)")
+    ap.add_argument("--datasets", default=",".join(d.datasets),
+                    help="comma-separated, of locomo, beam, longmemeval (a missing one is skipped)")
+    ap.add_argument("--split", default=d.split, choices=("train", "all"),
+                    help="train: the manifest's train split (bench/splits.json); all: every conversation "
+                         "(data of your own that the manifest does not list)")
     ap.add_argument("--out", default=d.output_dir)
     ap.add_argument("--base", default=None, help="base model directory (default: the embedder's)")
     ap.add_argument("--max-length", type=int, default=d.max_length)
     ap.add_argument("--negatives", type=int, default=d.negatives)
     ap.add_argument("--pool", type=int, default=d.pool)
     ap.add_argument("--epochs", type=int, default=d.epochs)
+    ap.add_argument("--max-groups", type=int, default=d.max_groups, help="0: all mined groups")
     ap.add_argument("--lr", type=float, default=d.lr)
     ap.add_argument("--group-batch", type=int, default=d.group_batch)
     ap.add_argument("--threads", type=int, default=d.threads)
@@ -52,13 +57,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=d.seed)
     ap.add_argument("--freeze-layers", type=int, default=d.freeze_layers)
     ap.add_argument("--layers", type=int, default=None, help="keep only the bottom N transformer layers")
+    ap.add_argument("--cache-dir", default=d.cache_dir, help="mined groups are cached here ('' : no cache)")
     a = ap.parse_args(argv)
-    cfg = TrainConfig(data_path=a.data, train_conversations=tuple(x for x in a.train.split(",") if x),
-                      beam_conversations=tuple(x for x in a.beam.split(",") if x), beam_data_dir=a.beam_data,
-                      output_dir=a.out, base_model_path=a.base, max_length=a.max_length, negatives=a.negatives,
-                      pool=a.pool, epochs=a.epochs, lr=a.lr, group_batch=a.group_batch, threads=a.threads,
-                      time_limit_s=a.time_limit, seed=a.seed, freeze_layers=a.freeze_layers,
-                      layers=a.layers)
+    cfg = TrainConfig(data_dir=a.data_dir, datasets=tuple(x.strip() for x in a.datasets.split(",") if x.strip()),
+                      split=a.split, output_dir=a.out, base_model_path=a.base, max_length=a.max_length,
+                      negatives=a.negatives, pool=a.pool, epochs=a.epochs, max_groups=a.max_groups, lr=a.lr,
+                      group_batch=a.group_batch, threads=a.threads, time_limit_s=a.time_limit, seed=a.seed,
+                      freeze_layers=a.freeze_layers, layers=a.layers, cache_dir=a.cache_dir or None)
     report = train_reranker(cfg, log=lambda m: print(m, flush=True))
     print(json.dumps({k: v for k, v in asdict(report).items() if k != "losses"}, indent=2))
     return 0

@@ -31,7 +31,10 @@ from app.domain.event import turn_text
 from app.domain.retrieval.fusion import weighted_rrf
 from app.domain.retrieval.rerank import ALPHA, RerankCandidate, rerank
 from training.locomo import DEFAULT_LOCOMO, ConversationIndex, load_locomo
-from training.reranker import HELDOUT_CONVERSATIONS, trained_on
+from bench.splits import validation_ids
+from training.reranker import trained_on
+
+HELDOUT_CONVERSATIONS = validation_ids("locomo")
 
 
 def _metrics(ranked: Sequence[str], gold: Sequence[str]) -> dict[str, float]:

@@ -18,7 +18,15 @@ import numpy as np
 
 from app.domain.event import turn_text
 
-DEFAULT_LOCOMO = Path("/work/shared/data/locomo/locomo_dev7.json")
+
+
+def _default_locomo() -> Path:
+    from bench.datasets import LOCOMO_FILE, default_data_dir
+
+    return default_data_dir() / LOCOMO_FILE
+
+
+DEFAULT_LOCOMO = _default_locomo()
 CATEGORIES = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop", 5: "adversarial"}
 _DT = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.I)
 _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -48,6 +56,7 @@ class Conv:
     id: str
     turns: list[Turn]
     questions: list[QA] = field(default_factory=list)
+    mine_dense: bool = True  # False: hard negatives from BM25 alone (haystacks too large to embed for mining)
 
     def by_id(self) -> dict[str, Turn]:
         return {t.id: t for t in self.turns}
@@ -130,7 +139,7 @@ def bm25_tokens(text: str) -> list[str]:
 class ConversationIndex:
     """Dense (normalised embeddings, cosine) and BM25 rankings over one conversation's turns."""
 
-    def __init__(self, conv: Conv, embeddings: np.ndarray):
+    def __init__(self, conv: Conv, embeddings: np.ndarray | None):
         from rank_bm25 import BM25Okapi
 
         self.conv = conv
@@ -138,7 +147,9 @@ class ConversationIndex:
         self.ids = [t.id for t in conv.turns]
         self._bm25 = BM25Okapi([bm25_tokens(t.content) or ["_"] for t in conv.turns])
 
-    def dense(self, qvec: np.ndarray, k: int) -> list[tuple[str, float]]:
+    def dense(self, qvec: np.ndarray | None, k: int) -> list[tuple[str, float]]:
+        if self.emb is None or qvec is None:
+            return []
         sims = self.emb @ qvec
         order = np.argsort(-sims, kind="stable")[:k]
         return [(self.ids[i], float(sims[i])) for i in order]
@@ -150,5 +161,7 @@ class ConversationIndex:
 
 
 def embed_conversations(convs: Sequence[Conv], encode) -> dict[str, np.ndarray]:
-    """Turn embeddings per conversation, with `encode(list[str]) -> np.ndarray` (normalised rows)."""
-    return {c.id: encode([turn_text(t.speaker, t.content) for t in c.turns]) for c in convs}
+    """Turn embeddings per conversation, with `encode(list[str]) -> np.ndarray` (normalised rows);
+    None for a conversation mined by BM25 alone (`Conv.mine_dense` false)."""
+    return {c.id: encode([turn_text(t.speaker, t.content) for t in c.turns]) if c.mine_dense else None
+            for c in convs}

@@ -2,24 +2,25 @@
 
 No pretrained cross-encoder ships in any package we can install, so we make one: the encoder of
 all-MiniLM-L6-v2 (the embedder's own weights, `embedding_model_path`) with a fresh one-logit head,
-trained on (question, turn) pairs derived from conversations with gold evidence:
+trained on (question, turn) pairs from the TRAIN split of the benchmark data (`training.data`: LoCoMo,
+BEAM and LongMemEval_S in their own formats under `--data-dir`, split by `bench/splits.json`):
 
-* positives: the gold evidence turns of a question;
+* positives: the gold evidence turns of a question (LongMemEval: its `has_answer` turns);
 * hard negatives: other turns of the same conversation that the first-stage signals rank high
-  (dense cosine top-`pool` ∪ BM25 top-`pool`), excluding the gold turns and their immediate
-  neighbours in the same session (which often carry half of the evidence and would be label noise).
+  (dense cosine top-`pool` ∪ BM25 top-`pool`; LongMemEval haystacks: BM25 alone), excluding the gold
+  turns and their immediate neighbours in the same session (often half of the evidence: label noise).
 
 Each (question, positive) forms a group with `negatives` hard negatives; the loss is the listwise
 softmax cross-entropy over the group (the positive should win) plus a pointwise binary term (weight
 `bce_weight`) so that sigmoid(logit) stays a usable relevance probability for the sufficient-context
-gate. Training is budgeted (`time_limit_s`, default 15 min): the pace of the first steps decides how
-many groups fit, and the learning-rate schedule is shortened to end within the budget.
+gate. Training is budgeted (`time_limit_s`): the pace of the first steps decides how many groups fit,
+and the learning-rate schedule is shortened to end within the budget.
 
-The model is saved as a sentence-transformers CrossEncoder directory with `training_report.json`
-(config, which conversations it saw, time taken), so an evaluation can refuse to score it on
-conversations it was trained on.
+The model is saved as a sentence-transformers CrossEncoder directory with `training-manifest.json`
+(`bench.provenance`: the ids of every conversation / question it saw, so the harness refuses to score
+it on them) and `training_report.json` (config, time taken). The candidate release (docs/models.md) was
 
-    palimpsest train-reranker --out var/models/reranker-minilm   (or: python -m training.cli --out ...)
+    palimpsest train-reranker --datasets beam,longmemeval   (or: python -m training.cli ...)
 """
 from __future__ import annotations
 
@@ -37,17 +38,13 @@ from typing import Callable, Sequence
 import numpy as np
 
 from app.domain.event import turn_text
-from training.locomo import DEFAULT_LOCOMO, QA, Conv, ConversationIndex, Turn, embed_conversations, load_locomo
+from training.data import DATASETS, TrainingData, load_training_data
+from training.locomo import Conv, ConversationIndex, embed_conversations
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-TRAIN_CONVERSATIONS = ("conv-26", "conv-30", "conv-41", "conv-42")
-HELDOUT_CONVERSATIONS = ("conv-43", "conv-44", "conv-47")
-# A user and an assistant talk differently from two friends: trained on LoCoMo alone, the reranker
-# cost BEAM's held-out conversations 9-16 r@10 and mrr (docs/pipeline.md). 1-8 train; 9-20 stay out.
-BEAM_TRAIN_CONVERSATIONS = tuple(f"beam-{i}" for i in range(1, 9))
 MINED_NEGATIVES = 7
 _HF_FILES = ("config.json", "model.safetensors", "pytorch_model.bin", "tokenizer.json", "tokenizer_config.json",
              "special_tokens_map.json", "vocab.txt")
@@ -55,10 +52,9 @@ _HF_FILES = ("config.json", "model.safetensors", "pytorch_model.bin", "tokenizer
 
 @dataclass
 class TrainConfig:
-    data_path: str = str(DEFAULT_LOCOMO)
-    train_conversations: tuple[str, ...] = TRAIN_CONVERSATIONS
-    beam_data_dir: str | None = str(DEFAULT_LOCOMO.parent.parent)  # the folder holding beam100k/
-    beam_conversations: tuple[str, ...] = BEAM_TRAIN_CONVERSATIONS
+    data_dir: str | None = None  # the folder holding locomo/, beam100k/, longmemeval/ (None: the bench's default)
+    datasets: tuple[str, ...] = DATASETS
+    split: str = "train"  # of bench/splits.json; "all" for data of one's own that the manifest does not list
     output_dir: str = "var/models/reranker-minilm"
     base_model_path: str | None = None  # None: the embedder's directory (settings.embedding_model_path)
     max_length: int = 128
@@ -79,6 +75,7 @@ class TrainConfig:
     threads: int = 0  # 0: torch decides
     time_limit_s: float = 900.0  # training budget: the schedule is shortened to fit, and stops past it
     probe_steps: int = 8  # steps timed before deciding whether the whole schedule fits the budget
+    max_groups: int = 0  # 0: every mined group; else a uniform sample of this many
 
 
 @dataclass
@@ -113,7 +110,8 @@ def mine_groups(convs: Sequence[Conv], encode: Callable[[list[str]], np.ndarray]
     for conv in convs:
         idx = ConversationIndex(conv, embs[conv.id])
         by_id = conv.by_id()
-        qvecs = encode([q.question for q in conv.questions]) if conv.questions else np.zeros((0, 1))
+        qvecs = encode([q.question for q in conv.questions]) if conv.questions and conv.mine_dense \
+            else [None] * len(conv.questions)
         for qa, qv in zip(conv.questions, qvecs):
             gold = [g for g in qa.gold if g in by_id]
             if not gold:
@@ -153,29 +151,37 @@ def mine_groups(convs: Sequence[Conv], encode: Callable[[list[str]], np.ndarray]
     return groups
 
 
-def _cached_groups(cfg: TrainConfig, convs: Sequence[Conv],
+def _cached_groups(cfg: TrainConfig, data: TrainingData,
                    encode: Callable[[list[str]], np.ndarray] | None) -> list[Group]:
+    """Mined groups, one cache file per data set (so adding a data set does not mine the others again),
+    shuffled together."""
+    import hashlib
+
     mined = max(cfg.negatives, MINED_NEGATIVES)  # mine once at the larger size; fewer = a prefix
-    key_src = json.dumps([Path(cfg.data_path).stat().st_size, Path(cfg.data_path).stat().st_mtime_ns,
-                          sorted(cfg.train_conversations), sorted(cfg.beam_conversations), cfg.beam_data_dir,
-                          mined, cfg.pool, cfg.max_groups_per_question, cfg.seed, cfg.base_model_path, "groups/1"])
-    path = None
-    if cfg.cache_dir:
-        import hashlib
+    by_ds: dict[str, list[Conv]] = {}
+    for c in data.conversations:
+        by_ds.setdefault(c.id.split("/", 1)[0], []).append(c)
+    groups: list[Group] = []
+    for name, convs in by_ds.items():
+        content = [(c.id, len(c.turns), len(c.questions)) for c in convs]
+        key_src = json.dumps([content, mined, cfg.pool, cfg.max_groups_per_question, cfg.seed,
+                              cfg.base_model_path, "groups/3"])
+        path = Path(cfg.cache_dir) / f"groups-{name}-{hashlib.sha1(key_src.encode()).hexdigest()[:16]}.json" \
+            if cfg.cache_dir else None
+        if path is not None and path.exists():
+            groups += [Group(**g) for g in json.loads(path.read_text())]
+            continue
+        if encode is None:
+            from app.adapters.embedder import get_embedder
 
-        path = Path(cfg.cache_dir) / f"groups-{hashlib.sha1(key_src.encode()).hexdigest()[:16]}.json"
-        if path.exists():
-            groups = [Group(**g) for g in json.loads(path.read_text())]
-            return [replace(g, negatives=g.negatives[: cfg.negatives]) for g in groups]
-    if encode is None:
-        from app.adapters.embedder import get_embedder
-
-        encode = get_embedder().encode
-    groups = mine_groups(convs, encode, negatives=mined, pool=cfg.pool,
-                         max_groups_per_question=cfg.max_groups_per_question, seed=cfg.seed)
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps([asdict(g) for g in groups]))
+            encode = get_embedder().encode
+        got = mine_groups(convs, encode, negatives=mined, pool=cfg.pool,
+                          max_groups_per_question=cfg.max_groups_per_question, seed=cfg.seed)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps([asdict(g) for g in got]))
+        groups += got
+    random.Random(cfg.seed).shuffle(groups)
     return [replace(g, negatives=g.negatives[: cfg.negatives]) for g in groups]
 
 
@@ -213,7 +219,7 @@ def _prepare_base(base: str) -> str:
 
 def train_reranker(cfg: TrainConfig | None = None, log: Callable[[str], None] = print,
                    encode: Callable[[list[str]], np.ndarray] | None = None) -> TrainReport:
-    """Mine pairs from `cfg.train_conversations`, fine-tune, save to `cfg.output_dir`; returns a report."""
+    """Mine pairs from the `cfg.split` conversations of `cfg.datasets`, fine-tune, save to `cfg.output_dir`."""
     cfg = cfg or TrainConfig()
     import torch
     from sentence_transformers import CrossEncoder
@@ -228,14 +234,21 @@ def train_reranker(cfg: TrainConfig | None = None, log: Callable[[str], None] = 
     base = cfg.base_model_path or get_settings().embedding_model_path
 
     t0 = time.perf_counter()
-    convs = load_locomo(cfg.data_path, only=cfg.train_conversations)
-    if cfg.beam_conversations:
-        convs += load_beam_convs(cfg.beam_data_dir, cfg.beam_conversations)
-    groups = _cached_groups(cfg, convs, encode)
+    if cfg.data_dir is None:
+        from bench.datasets import default_data_dir
+
+        cfg = replace(cfg, data_dir=str(default_data_dir()))
+    data = load_training_data(cfg.data_dir, cfg.datasets, cfg.split, log=log)
+    if not data.conversations:
+        raise ValueError(f"no {cfg.split} conversation with gold evidence under {cfg.data_dir} "
+                         f"for {', '.join(cfg.datasets)}")
+    groups = _cached_groups(cfg, data, encode)
+    if cfg.max_groups and len(groups) > cfg.max_groups:
+        groups = groups[: cfg.max_groups]  # mined groups are shuffled: a uniform sample
     t_mine = time.perf_counter() - t0
     n_pairs = sum(1 + len(g.negatives) for g in groups) * cfg.epochs
     log(f"mined {len(groups)} groups ({n_pairs} pairs over {cfg.epochs} epoch(s)) from "
-        f"{', '.join(cfg.train_conversations + cfg.beam_conversations)} in {t_mine:.1f}s")
+        f"{len(data.conversations)} conversations in {t_mine:.1f}s")
 
     tmp_base = _prepare_base(base)
     try:
@@ -344,34 +357,19 @@ def train_reranker(cfg: TrainConfig | None = None, log: Callable[[str], None] = 
     report = TrainReport(str(out), len(groups), n_pairs, step, round(t_mine, 1), round(t_train, 1), stopped,
                          pairs_trained, losses, {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(cfg).items()})
     (out / "training_report.json").write_text(json.dumps(asdict(report), indent=2))
+    from bench.provenance import write_training_manifest
+
+    write_training_manifest(out, data.ids, splits="bench/splits.json", split=cfg.split,
+                            base_model=Path(base).name, groups=len(groups), steps=step,
+                            seconds_training=round(t_train, 1), notes=data.notes)
     log(f"trained {step} steps in {t_train:.0f}s; saved to {out}")
     return report
 
 
-def load_beam_convs(data_dir: str | Path | None, only: Sequence[str]) -> list[Conv]:
-    """BEAM conversations as training data, read by the benchmark's own loader (one parser of the
-    format): a turn's session is its batch; questions with evidence only (abstention has none)."""
-    from bench.datasets import load_beam
-
-    ds = load_beam(Path(data_dir or DEFAULT_LOCOMO.parent.parent))
-    missing = set(only) - {c.id for c in ds.conversations}
-    if missing:
-        raise KeyError(f"conversations not in {data_dir}: {sorted(missing)}")
-    convs = []
-    for c in ds.conversations:
-        if c.id not in only:
-            continue
-        turns = [Turn(t.event_id, t.speaker, t.content, t.occurred_at, int(t.metadata.get("batch") or 0), i)
-                 for i, t in enumerate(c.turns)]
-        qas = [QA(c.id, q.question, q.gold, q.category) for q in ds.questions if q.conversation_id == c.id and q.gold]
-        convs.append(Conv(c.id, turns, qas))
-    return convs
-
-
 def trained_on(model_path: str | Path) -> set[str]:
-    """The conversations a saved reranker was trained on (empty when it has no report)."""
-    p = Path(model_path) / "training_report.json"
-    if not p.exists():
-        return set()
-    config = json.loads(p.read_text()).get("config", {})
-    return set(config.get("train_conversations", [])) | set(config.get("beam_conversations", []))
+    """Every conversation / question id a saved reranker was trained on, all data sets together
+    (empty when its directory says nothing); `bench.provenance.training_manifest` has them per data set."""
+    from bench.provenance import training_manifest
+
+    doc = training_manifest(model_path) or {}
+    return {i for ids in (doc.get("datasets") or {}).values() for i in ids}

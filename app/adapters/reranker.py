@@ -2,8 +2,10 @@
 
 Loads any sentence-transformers `CrossEncoder` from a local directory; nothing is fetched from a hub,
 and a missing or malformed directory fails loudly at load time rather than at the first query.
-The default directory is where `palimpsest train-reranker` writes its model
-(`<var_dir>/models/reranker-minilm`); no pretrained cross-encoder ships in any package we install.
+Which model (`default_reranker_path`): the one the settings name (`PALIMPSEST_RERANKER_MODEL_PATH`),
+else `<var_dir>/models/reranker-minilm`, where `palimpsest train-reranker` writes one. No
+cross-encoder ships (no package we install carries one, and the one trained here did not earn its
+place on validation: docs/models.md).
 """
 from __future__ import annotations
 
@@ -115,12 +117,16 @@ def load_reranker(model_path: str, max_length: int = 256, batch_size: int = 8, t
 
 
 def default_reranker_path() -> str:
-    """The reranker directory the settings name (`reranker_model_path`), else `<var_dir>/models/reranker-minilm`."""
+    """The reranker directory the settings name (`reranker_model_path`: used as given, even when it is
+    missing, which turns the stage off), else `<var_dir>/models/reranker-minilm`, where `palimpsest
+    train-reranker` puts one. No cross-encoder ships with the package (docs/models.md)."""
     from app.settings import get_settings
 
     s = get_settings()
     configured = getattr(s, "reranker_model_path", None) or os.environ.get("PALIMPSEST_RERANKER_MODEL_PATH")
-    return str(configured) if configured else str(Path(s.var_dir) / DEFAULT_SUBDIR)
+    if configured:
+        return str(configured)
+    return str(Path(s.var_dir) / DEFAULT_SUBDIR)
 
 
 def get_reranker(model_path: str | None = None) -> Reranker:

@@ -151,6 +151,8 @@ def build_server(client_for: ClientFor) -> MCPServer:
         speakers: Annotated[list[str] | None, Field(description="Only events by these speakers.")] = None,
         start: Annotated[datetime | None, Field(description="Only events at or after this time (ISO 8601).")] = None,
         end: Annotated[datetime | None, Field(description="Only events at or before this time (ISO 8601).")] = None,
+        as_of: Annotated[datetime | None, Field(description="When the question is asked (ISO 8601): relative dates "
+                                                "in it are read from here; default: the newest event.")] = None,
     ) -> Recalled:
         """Find what memory holds about a question: the evidence (verbatim events, best first, with
         each retrieval signal's rank and score) and `context`, the evidence to read in time order."""
@@ -158,7 +160,7 @@ def build_server(client_for: ClientFor) -> MCPServer:
         async with client_for(ctx) as pal:
             try:
                 out = await pal.query(query, conversation_id=conversation_id, top_k=top_k, token_budget=token_budget,
-                                      speakers=speakers, time_range=time_range)
+                                      speakers=speakers, time_range=time_range, as_of=as_of)
             except errors.PalimpsestError as exc:
                 raise _tool_error(exc, "recall failed") from None
         return Recalled(

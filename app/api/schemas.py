@@ -230,7 +230,16 @@ class QueryIn(Strict):
     speakers: list[Annotated[str, Field(max_length=_S.max_id_length, pattern=NO_NUL)]] | None = Field(
         default=None, max_length=100)
     time_range: TimeRange | None = None
+    as_of: Timestamp | None = Field(
+        default=None, examples=["2023-06-01T12:00:00Z"],
+        description="The time the question is asked at: relative dates in it (\"last May\", \"two weeks ago\") "
+        "are read from here. Unset: the newest event in the scope (a live conversation's now).")
     pipeline: PipelineOptions | None = None
+
+    @field_validator("as_of")
+    @classmethod
+    def _as_of(cls, v: datetime | None) -> datetime | None:
+        return _utc(v)
 
     @field_validator("query")
     @classmethod
@@ -282,7 +291,10 @@ class QueryOut(BaseModel):
     context_items: list[ContextEntry] = Field(description="Every event in the context, in context order, with why.")
     left_out: int = Field(description="Ranked candidates that did not fit the budget.")
     pipeline: dict[str, Any] = Field(description="The recipe that ran (settings and this request's overrides).")
-    intent: dict[str, Any] | None = Field(default=None, description="The routed intent, its weights and time window.")
+    intent: dict[str, Any] | None = Field(default=None, description="The routed intent, its weights and time window "
+                                          "(`reference_time`: the anchor the window was read from).")
+    as_of: datetime | None = Field(default=None, description="The anchor relative dates were read from: the "
+                                   "request's `as_of`, else the scope's newest event.")
     relevance: dict[str, float] = Field(
         default_factory=dict, description="The best dense cosine (`dense`) and cross-encoder probability (`rerank`).")
     context_summaries: list[ContextSummary] = Field(

@@ -64,14 +64,31 @@ class Recipe(BaseModel):
                                   "of the fixed weights.", stage=True)
     reweight: bool = _field(True, "reweight_enabled", "True Memory eq. 4: time window, speaker, surprise, "
                             "knowledge update, salience.", stage=True)
-    asker: bool = _field(True, "asker_enabled", "With reweight: a first-person question doubles the user's own "
-                         "turns (events with roles).", stage=True)
+    # On: beats weighted RRF + reweight on validation, LoCoMo and BEAM (bench/results/fusion-validation-20261123.md).
+    learned: bool = _field(True, "learned_enabled", "Order the candidates by the learned fusion model (features of "
+                           "every signal, `python -m training.fusion`) instead of weighted RRF and the reweight.",
+                           stage=True)
+    asker: bool = _field(True, "asker_enabled", "With reweight: a question in the first person prefers the user's "
+                         "turns, one addressed to \"you\" the assistant's (events with roles).", stage=True)
+    # Role and speaker priors, fitted on the train split by `python -m bench.priors_eval fit` (grid
+    # speaker 0-0.25, asker and addressee 0-1; docs/pipeline.md "Priors"): a named speaker's turns gain
+    # nothing (0.25 cost LoCoMo's adversarial questions r@10 0.115 on validation), the user's turns x2
+    # for "I", the assistant's x1.5 for "you".
+    asker_beta: float = _field(1.0, "asker_beta", "A first-person question multiplies the user's turns by 1 + this.",
+                               ge=0, le=10)
+    addressee_beta: float = _field(0.5, "addressee_beta", "A question addressed to \"you\" multiplies the "
+                                   "assistant's turns by 1 + this.", ge=0, le=10)
+    speaker_beta: float = _field(0.0, "speaker_prior_beta", "A question naming a speaker multiplies that speaker's "
+                                 "turns by 1 + this (0: no speaker prior).", ge=0, le=10)
     reweight_depth: int = _field(100, "reweight_depth", "How much of the fused list is reweighted (the rest keeps "
                                  "its order below).", ge=1, le=1000)
     salience_floor: float | None = _field(None, "salience_floor", "Drop candidates the gate scored below this "
                                           "salience (unset = keep all).", ge=0, le=1)
-    rerank: bool = _field(True, "rerank_enabled", "Cross-encoder over the top N (only when a reranker model is "
-                          "installed).", stage=True)
+    # Off by default: the shipped cross-encoder (docs/models.md) cost LoCoMo validation r@10 0.10 and
+    # mrr 0.11 and added ~1 s p50 on 2 shared cores (bench/results/reranker-validation-20261123.md);
+    # a stage that does not earn its place on validation does not run unless asked for.
+    rerank: bool = _field(False, "rerank_enabled", "Cross-encoder over the top N (the shipped model, or the one "
+                          "PALIMPSEST_RERANKER_MODEL_PATH names).", stage=True)
     # 20 pairs: same held-out r@10 as 50 (0.686), p95 190 ms vs 531 ms (int8, CPU).
     rerank_top_n: int = _field(20, "rerank_top_n", "Candidates the cross-encoder scores.", ge=1, le=200)
     rerank_alpha: float = _field(0.55, "rerank_alpha", "Blend of cross-encoder and fused score.", ge=0, le=1)

@@ -1,8 +1,8 @@
 """The read path: a question in, ranked evidence and a budgeted context out, in three I/O phases.
 
 0. One preliminary statement (`preliminaries`): the question's lexemes, the scope's latest event
-   time (the intent router reads relative dates from it), the conversation's speakers and graph
-   version, the HNSW scan settings. Then the intent, in memory.
+   time (unless the request gives `as_of`: the intent router reads relative dates from whichever),
+   the conversation's speakers and graph version, the HNSW scan settings. Then the intent, in memory.
 1. Gather: every enabled retriever (`app.services.retrievers.RETRIEVERS`: lexical, dense, derived,
    expansion, separation, graph, temporal window) returns its candidates.
 2. Hydrate: every candidate event with its per-event signals (and, for a knowledge-update
@@ -33,13 +33,14 @@ from app.domain.retrieval.ranking import (
     RankedItem,
     fuse,
     fusion_weights,
+    learned_ranked,
     recency_list,
     relevance,
     rerank_ranked,
     reweight_ranked,
     should_abstain,
 )
-from app.ports import LLM, Dispatcher, Embedder
+from app.ports import LLM, Dispatcher, Embedder, FusionModel
 from app.services.retrievers import GRAPH, RETRIEVERS, SEPARATION, SearchContext
 from app.storage.candidates import Scope, preliminaries
 from app.storage.events import EventRow, neighbours
@@ -53,6 +54,7 @@ class QueryInput:
     scope: Scope
     top_k: int
     token_budget: int
+    as_of: datetime | None = None  # the time anchor of relative dates; None: the scope's newest event
 
 
 @dataclass
@@ -68,6 +70,7 @@ class QueryOutput:
     abstain: bool = False
     summaries: list[SummaryItem] = field(default_factory=list)  # episode summaries in the context
     timings: dict[str, float] = field(default_factory=dict)  # milliseconds per stage (Server-Timing)
+    as_of: datetime | None = None  # the anchor relative dates were read from (when the intent ran)
 
 
 class StageClock:
@@ -84,18 +87,21 @@ class StageClock:
 
 
 def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedder, reranker=None,  # noqa: ANN001
-              llm: LLM | None = None) -> QueryOutput:
+              llm: LLM | None = None, fusion_model: FusionModel | None = None) -> QueryOutput:
     """`reranker` is anything with `.score(query, passages) -> logits` (`app.ports.Reranker`); None
-    skips the stage. `llm` lets the intent router ask a model when rules and prototypes are not sure."""
+    skips the stage. `llm` lets the intent router ask a model when rules and prototypes are not sure.
+    `fusion_model`: the learned fusion when `recipe.learned` (default: the shipped one, if any)."""
     clock = StageClock()
     qvec = embedder.encode([q.query])[0] if (recipe.dense or recipe.intent) else None
     ctx = SearchContext(conn, q.scope, q.query, qvec, embedder, recipe, llm)
     ctx.pre = preliminaries(
-        conn, q.scope, query=q.query if recipe.lexical and q.query.strip() else None, reference=recipe.intent,
+        conn, q.scope, query=q.query if recipe.lexical and q.query.strip() else None,
+        reference=recipe.intent and q.as_of is None,
         speakers=SEPARATION.wants_speakers(recipe, q.scope, qvec is not None),
         graph=GRAPH.wants_version(recipe, q.scope), hnsw=qvec is not None)
+    anchor = q.as_of if q.as_of is not None else ctx.pre.reference_time
     if recipe.intent:
-        ctx.intent = get_router(embedder.encode, llm).route(q.query, reference_time=ctx.pre.reference_time,
+        ctx.intent = get_router(embedder.encode, llm).route(q.query, reference_time=anchor,
                                                             query_vec=qvec, use_llm=llm is not None)
     intent = ctx.intent
     clock.lap("intent")
@@ -124,7 +130,13 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
     ranked = fuse(signals, weights, recipe.rrf_k, rows, q.scope)
     clock.lap("fusion")
 
-    if recipe.reweight and intent is not None and ranked:
+    model = (fusion_model or installed_fusion_ranker()) if recipe.learned and ranked else None
+    if model is not None:
+        # the reweight's factors are among the model's features: it does not apply again on top
+        ranked = learned_ranked(ranked, model, query=q.query, intent=intent, signals=signals, signals_of=sig,
+                                reference_time=None, explain=q.top_k)  # recency: before the newest candidate
+        clock.lap("learned")
+    elif recipe.reweight and intent is not None and ranked:
         ranked = reweight_ranked(ranked, intent, q.query, q.scope, recipe, signals_of=sig, events=rows)
         clock.lap("reweight")
     ce_best: float | None = None
@@ -135,7 +147,9 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
 
     out = _assemble(conn, q, recipe, embedder, ranked, sig)
     out.recipe = recipe.describe() | {"rerank": bool(recipe.rerank and reranker is not None)}
-    out.intent = intent.to_dict() if intent is not None else None
+    out.intent = intent.to_dict() | {"reference_time": anchor.isoformat() if anchor else None} \
+        if intent is not None else None
+    out.as_of = anchor if intent is not None else q.as_of
     out.relevance = relevance(signals.get("dense"), ce_best)
     out.abstain = should_abstain(out.relevance, recipe, bool(ranked))
     clock.lap("assemble")
@@ -220,6 +234,13 @@ def record_retrieval(conn: Connection, tenant_id: int, pks: list[int], dispatche
         if dispatcher.publish(HEAT_BUMP, [tenant_id, pks, datetime.now(timezone.utc).isoformat()]):
             return
     bump_access(conn, tenant_id, pks)
+
+
+def installed_fusion_ranker() -> FusionModel | None:
+    """The shipped learned-fusion model, or None when it is missing (weighted RRF then ranks)."""
+    from app.adapters.fusion_ranker import installed_fusion_ranker as installed
+
+    return installed()
 
 
 def installed_reranker():  # noqa: ANN201

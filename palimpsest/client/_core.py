@@ -160,10 +160,10 @@ def events_body(events: list[EventIn]) -> dict[str, Any]:
 
 def query_body(query: str, conversation_id: str | None, top_k: int | None, token_budget: int | None,
                speakers: list[str] | None, time_range: TimeRange | Mapping[str, Any] | None,
-               pipeline: PipelineOptions | Mapping[str, Any] | None) -> dict[str, Any]:
+               pipeline: PipelineOptions | Mapping[str, Any] | None, as_of: datetime | None = None) -> dict[str, Any]:
     try:
         q = QueryIn(query=query, conversation_id=conversation_id, top_k=top_k, token_budget=token_budget,
-                    speakers=speakers, time_range=time_range, pipeline=pipeline)  # type: ignore[arg-type]
+                    speakers=speakers, time_range=time_range, as_of=as_of, pipeline=pipeline)  # type: ignore[arg-type]
     except pydantic.ValidationError as exc:
         raise _local_validation_error(exc, "") from None
     return q.model_dump(mode="json", exclude_none=True)

@@ -178,18 +178,20 @@ class Palimpsest:
     def query(self, query: str, *, conversation_id: str | None = None, top_k: int | None = None,
               token_budget: int | None = None, speakers: list[str] | None = None,
               time_range: TimeRange | Mapping[str, Any] | None = None,
-              pipeline: PipelineOptions | Mapping[str, Any] | None = None) -> QueryResult:
+              pipeline: PipelineOptions | Mapping[str, Any] | None = None,
+              as_of: datetime | None = None) -> QueryResult:
         """Evidence for a question: ranked `items` (each signal's rank and score) and a dated,
         time-ordered `context` inside `token_budget`."""
-        body = _core.query_body(query, conversation_id, top_k, token_budget, speakers, time_range, pipeline)
+        body = _core.query_body(query, conversation_id, top_k, token_budget, speakers, time_range, pipeline, as_of)
         return QueryResult.model_validate(self._request("POST", "/v1/query", json=body).json())
 
     def answer(self, query: str, *, conversation_id: str | None = None, top_k: int | None = None,
                token_budget: int | None = None, speakers: list[str] | None = None,
                time_range: TimeRange | Mapping[str, Any] | None = None,
-               pipeline: PipelineOptions | Mapping[str, Any] | None = None, compress: bool = False) -> AnswerResult:
+               pipeline: PipelineOptions | Mapping[str, Any] | None = None, compress: bool = False,
+               as_of: datetime | None = None) -> AnswerResult:
         """The server's LLM answers from the query's context (501 `ServerError` when it has none; not retried)."""
-        body = _core.query_body(query, conversation_id, top_k, token_budget, speakers, time_range, pipeline)
+        body = _core.query_body(query, conversation_id, top_k, token_budget, speakers, time_range, pipeline, as_of)
         return AnswerResult.model_validate((self._request("POST", "/v1/answer", json=body | {"compress": compress})).json())
 
     # ------------------------------------------------------------ health

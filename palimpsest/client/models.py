@@ -62,6 +62,7 @@ class QueryIn(_Request):
     token_budget: int | None = None
     speakers: list[str] | None = None
     time_range: TimeRange | None = None
+    as_of: datetime | None = None  # relative dates are read from here (default: the scope's newest event)
     pipeline: PipelineOptions | None = None
 
 
@@ -145,6 +146,7 @@ class QueryResult(_Response):
     context_summaries: list[dict[str, Any]] = Field(default_factory=list)
     left_out: int = 0
     intent: dict[str, Any] | None = None
+    as_of: datetime | None = None  # the anchor relative dates were read from
     relevance: dict[str, float] = Field(default_factory=dict)
     abstain: bool = False
 

@@ -108,7 +108,8 @@ def test_reweight_reads_the_layers_and_the_named_speaker(client, tenant):
     build_all(pks)
     out = client.post("/v1/query", headers=auth(key), json={
         "query": "What did Ben say about Summit Striders and the running club?", "conversation_id": "ql",
-        "pipeline": {"rerank": False}}).json()
+        # the named-speaker prior is 0 by default (fitted on train); switched on here to see it work
+        "pipeline": {"rerank": False, "learned": False, "speaker_beta": 0.25}}).json()
     moved = {it["event_id"]: it["stages"].get("reweight", {}) for it in out["items"]}
     notes = [a["stage"] for st in moved.values() for a in st.get("adjustments", [])]
     assert "speaker" in notes  # Ben is named: his own turns get the L0 prior
@@ -224,8 +225,8 @@ def test_first_person_question_prefers_the_users_own_turn(client, tenant):
                "occurred_at": f"2024-03-01T10:0{i}:00Z"} for i, (role, c) in enumerate(turns)]
     assert client.post("/v1/events", headers=auth(key), json={"events": events}).status_code == 200
     ask = {"query": "Which column did I want to add to the transactions table?", "conversation_id": "asker",
-           "pipeline": {"rerank": False}}
-    off = client.post("/v1/query", headers=auth(key), json=ask | {"pipeline": {"rerank": False, "asker": False}}).json()
+           "pipeline": {"rerank": False, "learned": False}}
+    off = client.post("/v1/query", headers=auth(key), json=ask | {"pipeline": {"rerank": False, "learned": False, "asker": False}}).json()
     assert off["items"][0]["event_id"] == "1"  # the long reply wins on words and meaning
     on = client.post("/v1/query", headers=auth(key), json=ask).json()
     assert on["items"][0]["event_id"] == "0"
@@ -236,3 +237,26 @@ def test_first_person_question_prefers_the_users_own_turn(client, tenant):
     third = client.post("/v1/query", headers=auth(key), json=ask | {"query": "Which column should be added?"}).json()
     assert not any(a["stage"] == "asker" for it in third["items"]
                    for a in it["stages"].get("reweight", {}).get("adjustments", []))
+
+
+def test_question_to_you_prefers_the_assistants_turn(client, tenant):
+    """The symmetric case: "what did you suggest" asks what the assistant said; the user's turn that
+    repeats the question's words loses its lead once the addressee prior lifts the assistant's turns."""
+    _, key = tenant
+    turns = [
+        ("user", "The dashboard for the transactions is slow, which index should the slow dashboard use?"),
+        ("assistant", "Add an index on the date column."),
+        ("user", "Thanks, and the weekly report is fine."),
+    ]
+    events = [{"conversation_id": "addressee", "event_id": str(i), "speaker": role, "role": role, "content": c,
+               "occurred_at": f"2024-03-01T10:0{i}:00Z"} for i, (role, c) in enumerate(turns)]
+    assert client.post("/v1/events", headers=auth(key), json={"events": events}).status_code == 200
+    ask = {"query": "Which index did you suggest for the slow dashboard?", "conversation_id": "addressee"}
+    off = client.post("/v1/query", headers=auth(key), json=ask | {"pipeline": {"rerank": False, "learned": False, "addressee_beta": 0}})
+    on = client.post("/v1/query", headers=auth(key), json=ask | {"pipeline": {"rerank": False, "learned": False}})
+    off, on = off.json(), on.json()
+    assert off["items"][0]["event_id"] == "0" and on["items"][0]["event_id"] == "1"
+    for it in on["items"]:
+        lifted = [a for a in it["stages"].get("reweight", {}).get("adjustments", []) if a["stage"] == "addressee"]
+        assert bool(lifted) == (it["speaker"] == "assistant")
+        assert all(a["factor"] == 1.5 for a in lifted)

@@ -7,7 +7,13 @@ import numpy as np
 import pytest
 
 from app.domain.retrieval.expansion import feedback_ids, rocchio, usable_passage
-from app.domain.retrieval.separation import MIN_SPEAKERS, asker_role, names_speaker, separated_speakers
+from app.domain.retrieval.separation import (
+    MIN_SPEAKERS,
+    addressee_role,
+    asker_role,
+    names_speaker,
+    separated_speakers,
+)
 
 
 def test_rocchio_moves_the_question_toward_its_feedback_and_stays_unit_length():
@@ -51,3 +57,16 @@ def test_separation_fires_only_above_five_speakers_and_names_whole_words():
 ])
 def test_asker_role_is_the_users_for_first_person_questions(question, role):
     assert asker_role(question) == role
+
+
+@pytest.mark.parametrize("question, role", [
+    ("What did you recommend for my trip to Lisbon?", "assistant"),
+    ("Which of your suggestions did I follow?", "assistant"),
+    ("Can you remind me what the rotation was on Sunday?", None),  # a request to the service, not "you said"
+    ("Could you please tell me what you suggested for dinner?", "assistant"),  # the second "you" counts
+    ("What did Ana tell Ben?", None),
+    ('When did Ana say "you are late"?', None),  # quoted words are somebody else's
+    ("What is the YouTube channel called?", None),  # "you" only as a whole word
+])
+def test_addressee_role_is_the_assistants_for_questions_to_you(question, role):
+    assert addressee_role(question) == role

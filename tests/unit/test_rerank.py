@@ -188,26 +188,30 @@ def test_reranker_fails_loudly_without_a_model(tmp_path):
         Reranker(tmp_path / "broken")
 
 
-TRAINED = Path(__file__).resolve().parents[2] / "var" / "models" / "reranker-minilm"
+def test_the_default_reranker_is_the_trained_one_unless_a_path_is_set(tmp_path, monkeypatch):
+    from app.adapters import reranker as rr
+    from app.settings import get_settings
 
-
-@pytest.mark.skipif(not (TRAINED / "config.json").exists(), reason="no trained reranker (palimpsest train-reranker)")
-def test_trained_reranker_prefers_the_evidence():
-    from app.adapters.reranker import Reranker
-
-    ce = Reranker(TRAINED)
-    q = "What instrument did Melanie start learning?"
-    texts = [turn_text("Melanie", "I started taking violin lessons last month, it's so hard but fun!"),
-             turn_text("Caroline", "I went to a support group meeting yesterday."),
-             turn_text("Melanie", "The kids and I went camping by the lake.")]
-    s = ce.score(q, texts)
-    assert int(np.argmax(s)) == 0
+    monkeypatch.delenv("PALIMPSEST_RERANKER_MODEL_PATH", raising=False)
+    monkeypatch.setenv("PALIMPSEST_VAR_DIR", str(tmp_path))
+    get_settings.cache_clear()
+    try:
+        trained = tmp_path / "models" / "reranker-minilm"  # what `palimpsest train-reranker` writes
+        assert rr.default_reranker_path() == str(trained)
+        with pytest.raises(rr.RerankerUnavailable):  # none trained: the stage has no model
+            rr.get_reranker()
+        monkeypatch.setenv("PALIMPSEST_RERANKER_MODEL_PATH", str(tmp_path / "missing"))
+        get_settings.cache_clear()
+        assert rr.default_reranker_path() == str(tmp_path / "missing")  # an explicit path wins, even missing
+    finally:
+        get_settings.cache_clear()
 
 
 # ---------------------------------------------------------------- training plumbing (tiny model, tiny data)
 
 
 def _tiny_locomo(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
     turns1 = [("Ana", "Hi Ben, how are you?"), ("Ben", "Great! I adopted a puppy named Rex."),
               ("Ana", "Lovely. I started violin lessons this week."), ("Ben", "Cool, which teacher?"),
               ("Ana", "Mrs. Park, she is strict but kind."), ("Ben", "I am moving to Denver next month.")]
@@ -221,6 +225,24 @@ def _tiny_locomo(path: Path) -> None:
           {"question": "Who teaches Ana violin?", "answer": "Mrs. Park", "evidence": ["D1:5"], "category": 4},
           {"question": "Where did Ben move?", "answer": "Denver", "evidence": ["D1:6; D2:2"], "category": 1}]
     path.write_text(json.dumps([{"sample_id": "conv-x", "conversation": conv, "qa": qa}]))
+
+
+def _tiny_longmemeval(data_dir: Path, qids=("q-train", "q-abs_abs")) -> None:
+    """LongMemEval_S's format: sessions by id, questions with their haystack and `has_answer` turns."""
+    import gzip
+
+    sessions = {"s1": [{"role": "user", "content": "I bought a blue bike on Sunday.", "has_answer": True},
+                       {"role": "assistant", "content": "A blue bike, nice choice!"}],
+                "s2": [{"role": "user", "content": "Any tips for a pasta dinner?"},
+                       {"role": "assistant", "content": "Salt the water well."},
+                       {"role": "user", "content": "Thanks, the weather is cold today."}]}
+    qs = [{"question_id": qid, "question_type": "single-session-user", "question": "What colour is my bike?",
+           "answer": "blue", "question_date": "2023/05/30 (Tue) 10:00",
+           "haystack_session_ids": ["s1", "s2"], "haystack_dates": ["2023/05/28 (Sun) 09:00", "2023/05/29 (Mon) 09:00"],
+           "answer_session_ids": ["s1"]} for qid in qids]
+    (data_dir / "longmemeval").mkdir(parents=True, exist_ok=True)
+    with gzip.open(data_dir / "longmemeval" / "longmemeval_s_train.json.gz", "wt") as fh:
+        json.dump({"sessions": sessions, "questions": qs}, fh)
 
 
 def _bag_encoder(texts):
@@ -251,53 +273,61 @@ def test_mined_groups_use_gold_positives_and_exclude_gold_neighbours(tmp_path):
 
 
 def test_train_reranker_end_to_end_on_a_tiny_model(tmp_path, tiny_cross_encoder):
+    """Data of one's own in the import formats (LoCoMo's, LongMemEval_S's), `--split all`: it trains,
+    saves a cross-encoder the product loads, and a manifest naming every conversation it saw."""
     from app.adapters.reranker import Reranker
+    from bench.provenance import training_manifest
+    from training.cli import main
     from training.eval_reranker import evaluate
-    from training.reranker import TrainConfig, train_reranker, trained_on
+    from training.export import export_fp16
 
-    _tiny_locomo(tmp_path / "l.json")
-    cfg = TrainConfig(data_path=str(tmp_path / "l.json"), train_conversations=("conv-x",), beam_conversations=(),
-                      output_dir=str(tmp_path / "out"), base_model_path=str(tiny_cross_encoder), max_length=64,
-                      negatives=2, pool=5, group_batch=2, epochs=2, cache_dir=None, freeze_layers=1, layers=1,
-                      probe_steps=1, time_limit_s=120)
-    logs: list[str] = []
-    report = train_reranker(cfg, log=logs.append, encode=_bag_encoder)
-    assert report.groups == 4 and report.steps == 4 and not report.stopped_early
-    assert report.pairs_trained == 4 * 2 * 3
-    assert any("kept the bottom 1" in line for line in logs)
-    ce = Reranker(tmp_path / "out", quantize=True)
-    assert ce.score("Where did Ben move?", ["Ben: Denver", "Ana: hi"]).shape == (2,)
-    assert trained_on(tmp_path / "out") == {"conv-x"}
-    with pytest.raises(ValueError, match="trained on"):
-        evaluate(str(tmp_path / "out"), ["conv-x"], data_path=str(tmp_path / "l.json"))
+    data = tmp_path / "data"
+    _tiny_locomo(data / "locomo" / "locomo_dev7.json")
+    _tiny_longmemeval(data)
+    out = tmp_path / "out"
+    assert main(["--data-dir", str(data), "--datasets", "locomo,beam,longmemeval", "--split", "all",
+                 "--out", str(out), "--base", str(tiny_cross_encoder), "--max-length", "64", "--negatives", "2",
+                 "--pool", "5", "--group-batch", "2", "--epochs", "2", "--cache-dir", "", "--freeze-layers", "1",
+                 "--layers", "1", "--time-limit", "120"]) == 0
+    report = json.loads((out / "training_report.json").read_text())
+    assert report["groups"] == 5 and report["steps"] == 6 and not report["stopped_early"]  # 4 LoCoMo + 1 LME
+    assert training_manifest(out)["datasets"] == {"locomo": ["conv-x"], "longmemeval": ["q-train"]}
+    assert "beam: not under" in " ".join(training_manifest(out)["notes"])
+    half = export_fp16(out, tmp_path / "half")
+    assert half.stat().st_size < (out / "model.safetensors").stat().st_size * 0.6
+    a, b = Reranker(out, quantize=False), Reranker(tmp_path / "half", quantize=False)
+    pairs = ["Ben: I am moving to Denver next month.", "Ana: hi"]
+    assert a.score("Where did Ben move?", pairs) == pytest.approx(b.score("Where did Ben move?", pairs), abs=1e-2)
+    with pytest.raises(Exception, match="trained on"):
+        evaluate(str(out), ["conv-x"], data_path=str(data / "locomo" / "locomo_dev7.json"))
 
 
-def test_beam_conversations_as_training_data(tmp_path):
-    """BEAM turns through the benchmark's own loader: sessions are batches, only questions with evidence,
-    and a reranker's report names them so no evaluation scores it on them."""
-    import json
+def test_training_data_reads_the_train_split_only(tmp_path):
+    """BEAM through the benchmark's loader (sessions are batches, abstention has no positive) and
+    LongMemEval haystacks (`has_answer` turns are the positives), cut to the manifest's train split."""
+    from training.data import load_training_data
 
-    from training.reranker import load_beam_convs, trained_on
+    for n, text in ((1, "My sprint ends March 29."), (15, "A validation conversation.")):
+        d = tmp_path / "beam100k" / str(n)
+        d.mkdir(parents=True)
+        (d / "chat.json").write_text(json.dumps([
+            {"batch_number": 1, "time_anchor": "March-15-2024", "turns": [[
+                {"role": "user", "id": 0, "content": text}, {"role": "assistant", "id": 1, "content": "Noted."}]]},
+            {"batch_number": 2, "turns": [[{"role": "user", "id": 2, "content": "It moved to April 5."}]]}]))
+        (d / "probing_questions.json").write_text(json.dumps({
+            "abstention": [{"question": "What did my boss say?", "ideal_response": "No information."}],
+            "knowledge_update": [{"question": "When does my sprint end?", "answer": "April 5",
+                                  "source_chat_ids": "{'original_info': [0], 'updated_info': [2]}"}]}))
+    from bench.splits import train_ids, validation_ids
 
-    d = tmp_path / "beam100k" / "1"
-    d.mkdir(parents=True)
-    (d / "chat.json").write_text(json.dumps([
-        {"batch_number": 1, "time_anchor": "March-15-2024", "turns": [[
-            {"role": "user", "id": 0, "content": "My sprint ends March 29."},
-            {"role": "assistant", "id": 1, "content": "Noted, March 29."}]]},
-        {"batch_number": 2, "turns": [[{"role": "user", "id": 2, "content": "It moved to April 5."}]]}]))
-    (d / "probing_questions.json").write_text(json.dumps({
-        "abstention": [{"question": "What did my boss say?", "ideal_response": "No information."}],
-        "knowledge_update": [{"question": "When does my sprint end?", "answer": "April 5",
-                              "source_chat_ids": "{'original_info': [0], 'updated_info': [2]}"}]}))
-    (conv,) = load_beam_convs(tmp_path, ["beam-1"])
-    assert [(t.id, t.speaker, t.session, t.index) for t in conv.turns] == [
-        ("0", "user", 1, 0), ("1", "assistant", 1, 1), ("2", "user", 2, 2)]
-    assert [(q.question, q.gold) for q in conv.questions] == [("When does my sprint end?", ("0", "2"))]
-    with pytest.raises(KeyError):
-        load_beam_convs(tmp_path, ["beam-2"])
-    (tmp_path / "model").mkdir()
-    (tmp_path / "model" / "training_report.json").write_text(json.dumps(
-        {"config": {"train_conversations": ["conv-26"], "beam_conversations": ["beam-1"]}}))
-    assert trained_on(tmp_path / "model") == {"conv-26", "beam-1"}
-
+    lme_train, lme_val = train_ids("longmemeval")[0], validation_ids("longmemeval")[0]
+    _tiny_longmemeval(tmp_path, (lme_train, lme_val))
+    data = load_training_data(tmp_path, log=lambda m: None)
+    assert data.ids == {"beam": ["beam-1"], "longmemeval": [lme_train]}
+    beam, lme = data.conversations
+    assert [(t.id, t.speaker, t.session) for t in beam.turns] == [("0", "user", "1"), ("1", "assistant", "1"),
+                                                                  ("2", "user", "2")]
+    assert [(q.question, q.gold) for q in beam.questions] == [("When does my sprint end?", ("0", "2"))]
+    assert not beam.mine_dense and not lme.mine_dense  # BM25-mined: long turns, large haystacks
+    assert [q.gold for q in lme.questions] == [("s1:0",)] and lme.turns[0].session == "s1"
+    assert load_training_data(tmp_path, split="all", log=lambda m: None).ids["beam"] == ["beam-1", "beam-15"]

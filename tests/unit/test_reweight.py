@@ -130,3 +130,26 @@ def test_asker_factor_lifts_only_the_askers_own_turns():
     assert r["long reply"].score == 1.0 and r["other"].score == 0.9
     assert out.ids()[0] == "said it"
     assert by_id(reweight(cands, asker_turns={"said it"}, config=ReweightConfig(asker=False)))["said it"].score == 0.8
+
+
+def test_addressee_factor_lifts_the_assistants_turns_by_its_own_size():
+    cands = [Candidate("user asks", 1.0, speaker="user"), Candidate("assistant said it", 0.9, speaker="assistant")]
+    out = by_id(reweight(cands, addressee_turns={"assistant said it"}, config=ReweightConfig(addressee_beta=0.25)))
+    assert out["assistant said it"].score == pytest.approx(0.9 * 1.25)
+    assert [a.stage for a in out["assistant said it"].adjustments] == ["addressee"]
+    assert out["user asks"].adjustments == []
+    # a size of 0 is no factor at all (nothing recorded), and the asker switch turns both off
+    assert by_id(reweight(cands, addressee_turns={"assistant said it"}))["assistant said it"].adjustments == []
+    off = reweight(cands, addressee_turns={"assistant said it"}, config=ReweightConfig(asker=False, addressee_beta=1))
+    assert by_id(off)["assistant said it"].score == 0.9
+
+
+def test_soft_priors_leave_a_clearly_better_turn_of_the_other_person_first():
+    # the question names Ana, but Ben's turn answers it: a soft prior reorders near-ties only
+    cands = [Candidate("ben answers", 1.0, speaker="Ben"), Candidate("ana chats", 0.8, speaker="Ana")]
+    soft = reweight(cands, speaker_priors={"Ana": 1.0}, config=ReweightConfig(speaker_beta=0.1))
+    assert soft.ids()[0] == "ben answers"
+    hard = reweight(cands, speaker_priors={"Ana": 1.0}, config=ReweightConfig(speaker_beta=0.5))
+    assert hard.ids()[0] == "ana chats"
+    assert by_id(reweight(cands, speaker_priors={"Ana": 1.0}, config=ReweightConfig(speaker_beta=0)))[
+        "ana chats"].adjustments == []

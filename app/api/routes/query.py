@@ -45,6 +45,7 @@ def query(body: QueryIn, response: Response, who: Principal = Depends(reader),
         context_summaries=[ContextSummary(conversation_id=x.conversation_id, episode=x.episode, start=x.start,
                                           end=x.end, text=x.text) for x in out.summaries],
         abstain=out.abstain,
+        as_of=out.as_of,
         timings_ms=out.timings,
     )
 
@@ -64,5 +65,5 @@ def run_for(body: QueryIn, who: Principal, conn: Connection, dispatch: Dispatche
         end=body.time_range.end if body.time_range else None,
     )
     overrides = body.pipeline.model_dump(exclude_none=True) if body.pipeline else None
-    return query_for(conn, who.tenant_id, QueryInput(body.query, scope, body.top_k, body.token_budget), overrides,
-                     dispatch if dispatch is not None else dispatcher())
+    q = QueryInput(body.query, scope, body.top_k, body.token_budget, as_of=body.as_of)
+    return query_for(conn, who.tenant_id, q, overrides, dispatch if dispatch is not None else dispatcher())

@@ -15,11 +15,13 @@ from typing import Any, Protocol
 
 from app.domain.event import turn_text
 from app.domain.recipe import Recipe
+from app.domain.retrieval.features import candidate_features, order_by_model
 from app.domain.retrieval.fusion import weighted_rrf
 from app.domain.retrieval.intent import Intent
 from app.domain.retrieval.rerank import RerankCandidate, max_relevance, question_type, rerank
 from app.domain.retrieval.reweight import Candidate, ReweightConfig, reweight
-from app.domain.retrieval.separation import WEIGHT_OF_DENSE as SEPARATION_WEIGHT, asker_role, names_speaker
+from app.domain.retrieval.separation import WEIGHT_OF_DENSE as SEPARATION_WEIGHT
+from app.domain.retrieval.separation import addressee_role, asker_role, names_speaker
 
 RECENCY_MIN_WEIGHT = 0.4  # profiles below this (general 0.2) do not add the recency list at all
 
@@ -91,6 +93,16 @@ def fuse(signals: Mapping[str, Hits], weights: dict[str, float], rrf_k: int, row
             for i, (pk, score) in enumerate(fused) if pk in rows and in_scope(rows[pk], scope)]
 
 
+def learned_ranked(ranked: list[RankedItem], model: Any, *, query: str, intent: Intent | None,
+                   signals: Mapping[str, Hits], signals_of: Mapping[int, Any], reference_time: datetime | None,
+                   explain: int) -> list[RankedItem]:
+    """The fused candidates ordered by the learned model (`app.ports.FusionModel`) over their
+    features (`app.domain.retrieval.features`); the first `explain` say which features decided."""
+    x = candidate_features(ranked, signals, query=query, intent=intent, signals_of=signals_of,
+                           reference_time=reference_time)
+    return order_by_model(ranked, x, model.score(x), model.contributions, explain=explain)
+
+
 def in_scope(e: EventLike, scope: ScopeLike) -> bool:
     if scope.speakers and e.speaker not in scope.speakers:
         return False
@@ -113,16 +125,19 @@ def reweight_ranked(ranked: list[RankedItem], intent: Intent, query: str, scope:
     if ku:
         missing = {s.superseded_by for s in sig.values() if s.superseded_by is not None} - head_ids
         newer_rows = {pk: events[pk] for pk in missing if pk in events and in_scope(events[pk], scope)}
+    head_events = [r.event for r in head]
     speakers = {r.event.speaker for r in head if r.event.speaker}
     named = {sp for sp in speakers if names_speaker(query, sp)}
     out = reweight(
         [to_candidate(r.event, r.score, sig.get(r.event.id)) for r in head],
         time_window=intent.time_window,
         speaker_priors={sp: 1.0 for sp in named} or None,
-        asker_turns=asker_turns(query, [r.event for r in head]) if recipe.asker else (),
+        asker_turns=role_turns(asker_role(query), head_events) if recipe.asker else (),
+        addressee_turns=role_turns(addressee_role(query), head_events) if recipe.asker else (),
         knowledge_update=ku,
         newer={pk: to_candidate(ev, 0.0, None) for pk, ev in newer_rows.items()},
-        config=ReweightConfig(salience_floor=recipe.salience_floor),
+        config=ReweightConfig(salience_floor=recipe.salience_floor, speaker_beta=recipe.speaker_beta,
+                              asker_beta=recipe.asker_beta, addressee_beta=recipe.addressee_beta),
     )
     by_id = {r.event.id: r for r in head}
     result = []
@@ -146,9 +161,13 @@ def reweight_ranked(ranked: list[RankedItem], intent: Intent, query: str, scope:
 
 
 def asker_turns(query: str, events: Sequence[EventLike]) -> set[int]:
-    """A first-person question among turns of a user and another role: the user's own turns (f_asker).
-    Empty when the events carry no roles, or all share one (nothing to prefer)."""
-    role = asker_role(query)
+    """A first-person question among turns of a user and another role: the user's own turns (f_asker)."""
+    return role_turns(asker_role(query), events)
+
+
+def role_turns(role: str | None, events: Sequence[EventLike]) -> set[int]:
+    """The turns of `role` among turns of that role and another. Empty when `role` is None, or the
+    events carry no roles, or all share one (nothing to prefer)."""
     roles = {e.role for e in events}
     if role is None or role not in roles or len(roles) < 2:
         return set()

@@ -10,11 +10,14 @@ identity), after candidates under the salience floor are dropped:
 * f_t, temporal — ×1.3 when the question names a time window and the candidate's time (when it was
   said, or a date it talks about, as resolved by the graph layer) falls inside it;
 * f_L0, speaker prior — when the question is about a person: ×(1 + β·prior), prior ∈ [0, 1] from the
-  speaker engram (the named person's own turns 1.0, others by profile/style similarity), β = 0.25;
+  speaker engram (the named person's own turns 1.0, others by profile/style similarity), β = 0.25
+  in the paper, 0 as the service ships it (fitted: a named person is often not the one who said it);
   profile/style results can also be injected at 0.8× / 0.9× the best existing score, as in the paper;
 * f_asker — ours, not the paper's: when a first-person question ("what did I decide") is asked of a
-  conversation between a user and an assistant, ×(1 + β_a) = ×2 for the user's own turns; the
-  assistant's replies repeat the user's words at greater length and outrank the turn that says it;
+  conversation between a user and an assistant, ×(1 + β_a) for the user's own turns (the assistant's
+  replies repeat the user's words at greater length and outrank the turn that says it); and,
+  symmetrically, a question addressed to "you" ("what did you recommend") ×(1 + β_y) for the
+  assistant's turns. Both are soft: a turn of the other role that answers still ranks;
 * f_σ, surprise — ×(1 + 0.2·σ) for σ > 0 (L5 surprise index);
 * f_ku, knowledge update — when the question asks for a current value: a candidate superseded by a
   newer assertion is demoted (×0.85) and attached to the newest one in its chain, which is placed
@@ -35,7 +38,8 @@ from app.domain.timeexpr import Window, in_window, overlaps_window
 TEMPORAL_BOOST = 1.3
 SURPRISE_ALPHA = 0.2
 SPEAKER_BETA = 0.25
-ASKER_BETA = 1.0  # 0.25 / 0.5 / 1.0 measured on BEAM, tuned on conversations 1-8 and held out on 9-16 (docs/pipeline.md)
+ASKER_BETA = 1.0  # these are the module's defaults (the paper's β); the service passes the Recipe's
+ADDRESSEE_BETA = 0.0  # asker_beta / addressee_beta / speaker_beta (speaker 0 and addressee 0.5 as fitted)
 SUPERSEDED_FACTOR = 0.85
 NEWER_MARGIN = 1.05
 PROFILE_INJECT_SCALE = 0.8
@@ -67,6 +71,7 @@ class ReweightConfig:
     surprise_alpha: float = SURPRISE_ALPHA
     speaker_beta: float = SPEAKER_BETA
     asker_beta: float = ASKER_BETA
+    addressee_beta: float = ADDRESSEE_BETA
     superseded_factor: float = SUPERSEDED_FACTOR
     salience_floor: float | None = None
 
@@ -152,6 +157,7 @@ def reweight(
     speaker_priors: Mapping[str, float] | None = None,
     candidate_priors: Mapping[Hashable, float] | None = None,
     asker_turns: Collection[Hashable] = (),
+    addressee_turns: Collection[Hashable] = (),
     knowledge_update: bool = False,
     newer: Mapping[Hashable, Candidate] | None = None,
     inject: Sequence[tuple[Candidate, str]] = (),
@@ -161,7 +167,8 @@ def reweight(
 
     `speaker_priors` (speaker -> [0, 1]) and/or `candidate_priors` (id -> [0, 1], e.g. style-vector
     similarity per message) are given only when the question is about a person. `asker_turns`: ids of
-    the asking user's own turns, given for a first-person question (f_asker). `knowledge_update`
+    the asking user's own turns, given for a first-person question (f_asker); `addressee_turns`: the
+    assistant's, given for a question addressed to "you". `knowledge_update`
     turns on the newest-assertion preference (the intent is knowledge_update). `newer` maps ids of
     superseding assertions to candidates the caller can supply when they were not retrieved.
     `inject`: extra (candidate, "profile" | "style") results from the speaker engram, scored at
@@ -206,10 +213,12 @@ def reweight(
             if candidate_priors:
                 prior = max(prior, float(candidate_priors.get(c.id, 0.0)))
             prior = min(1.0, max(0.0, prior))
-            if prior > 0:
+            if prior > 0 and config.speaker_beta > 0:
                 r._apply("speaker", 1.0 + config.speaker_beta * prior, f"speaker prior {prior:.2f}")
-        if config.asker and c.id in asker_turns:
+        if config.asker and c.id in asker_turns and config.asker_beta > 0:
             r._apply("asker", 1.0 + config.asker_beta, "the asker's own turn (first-person question)")
+        if config.asker and c.id in addressee_turns and config.addressee_beta > 0:
+            r._apply("addressee", 1.0 + config.addressee_beta, "the addressee's turn (question to \"you\")")
         if config.surprise and c.surprise is not None and c.surprise > 0:
             r._apply("surprise", 1.0 + config.surprise_alpha * float(c.surprise), f"sigma {c.surprise:.2f}")
 

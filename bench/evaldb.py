@@ -1,0 +1,79 @@
+"""A development database of the benchmark data, built once in-process, for fitting on the train
+split and choosing on the validation split without going through HTTP.
+
+    python -m bench.evaldb build [--var-dir var/eval] [--longmemeval N]
+
+Every LoCoMo dev and BEAM 100K conversation (and, with `--longmemeval N`, the haystacks of the first
+N LongMemEval_S questions of each split) is written through the service's writer into a tenant
+`eval` of an embedded PostgreSQL under `--var-dir`, with every layer built, exactly as
+`bench/golden.py` does. Conversation ids are `<dataset>/<conversation id>`. Later processes attach
+with `attach(var_dir)`, which returns the tenant id; the split manifest (`bench/splits.json`) says
+which conversations each split holds.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from bench.golden import ROOT, _env, ingest
+
+TENANT = "eval"
+
+
+def attach(var_dir: Path = ROOT / "var" / "eval") -> int:
+    """Point this process at the built database (embedded server under `var_dir`); the tenant id."""
+    _env(var_dir.resolve())
+    from sqlalchemy import select
+
+    from app.runtime import install
+    from app.storage.db import connect
+    from app.storage.models import Tenant
+
+    install()
+    with connect() as conn:
+        tid = conn.execute(select(Tenant.id).where(Tenant.name == TENANT)).scalar_one_or_none()
+    if tid is None:
+        raise SystemExit(f"no tenant {TENANT!r} under {var_dir}: run python -m bench.evaldb build first")
+    return int(tid)
+
+
+def build(data_dir: Path, var_dir: Path, longmemeval: int = 0) -> int:
+    from bench.datasets import load_beam, load_locomo, subset
+    from bench.splits import select
+
+    if var_dir.exists():
+        raise SystemExit(f"{var_dir} exists: stop its server and remove it first (each build starts fresh)")
+    var_dir.mkdir(parents=True)
+    _env(var_dir.resolve())
+    sets = [load_locomo(data_dir), load_beam(data_dir)]
+    if longmemeval:
+        from bench.longmemeval import load_longmemeval
+
+        lme = load_longmemeval(data_dir)
+        keep: list[str] = []
+        for split in ("train", "validation"):
+            keep += [c.id for c in select(lme, split).conversations[:longmemeval]]
+        sets.append(subset(lme, only=tuple(keep)))
+    t0 = time.perf_counter()
+    tid = ingest(sets, tenant=TENANT)
+    print(f"built {var_dir} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    return tid
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("command", choices=["build"])
+    p.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data")
+    p.add_argument("--var-dir", type=Path, default=ROOT / "var" / "eval")
+    p.add_argument("--longmemeval", type=int, default=0, help="haystacks of this many questions per split")
+    a = p.parse_args(argv)
+    os.environ.setdefault("PALIMPSEST_LOG_LEVEL", "WARNING")
+    build(a.data_dir, a.var_dir.resolve(), a.longmemeval)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,191 @@
+"""The learned fusion on the VALIDATION split, beside today's default and the plain baselines, all
+from one run over the same turns:
+
+    python -m training.fusion --evaluate
+
+For every validation question of LoCoMo (conv-43/44/47) and BEAM 100K (15-20), asked in-process of
+the shared development database (`bench.evaldb`): the service's default recipe (no reranker, no
+LLM, top 50, budget 2,000), the same recipe with `learned` on (the model file the product ships),
+and BM25, dense and RRF over the same turns (`bench.baselines`). Scored by `bench.evaluate`
+(r@5, r@10, all@10, mrr, er@2k; the context as the service assembles it). LoCoMo is reported with
+and without its adversarial category, BEAM without abstention. Writes
+`bench/results/fusion-validation-<date>.{md,json}`.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT_DIR = ROOT / "bench" / "results"
+TOP_K = 50
+BUDGET = 2000
+KEYS = ("r@5", "r@10", "all@10", "mrr", "er@2k")
+COMMAND = "python -m training.fusion --evaluate"
+
+
+def service_answers(ds: Any, tenant_id: int, overrides: dict[str, Any], fusion_model: Any = None
+                    ) -> tuple[dict[str, Any], list[float]]:
+    from app.adapters.embedder import get_embedder
+    from app.domain.recipe import Recipe
+    from app.services.query import QueryInput, run_query
+    from app.settings import get_settings
+    from app.storage.candidates import Scope
+    from app.storage.db import get_engine
+    from bench.context import count_tokens
+    from bench.evaluate import SystemAnswer
+
+    recipe = Recipe.from_settings(get_settings()).with_overrides(overrides)
+    embedder, engine = get_embedder(), get_engine()
+    answers, stage_ms = {}, []
+    for q in ds.questions:
+        scope = Scope(tenant_id=tenant_id, conversation_id=f"{ds.name}/{q.conversation_id}")
+        started = time.perf_counter()
+        with engine.connect() as conn:
+            out = run_query(conn, QueryInput(q.question, scope, TOP_K, BUDGET), recipe, embedder, reranker=None,
+                            llm=None, fusion_model=fusion_model)
+        ms = (time.perf_counter() - started) * 1000.0
+        stage_ms.append(out.timings.get("learned", out.timings.get("reweight", 0.0)))
+        answers[q.qid] = SystemAnswer(
+            ranked=[str(it.event.event_id) for it in out.items],
+            in_context={BUDGET: [str(e.event_id) for e, _ in out.context_items]},
+            ctx_tokens={BUDGET: count_tokens(out.context) if out.context else 0},
+            abstain=out.abstain, relevance=out.relevance, latency_ms={BUDGET: ms})
+    return answers, stage_ms
+
+
+class WithReweight:
+    """The learned model with the reweight's factors applied again on top, multiplicatively on
+    exp(score) (so as log-factors added to the score): time window ×1.3, named speaker ×1.25, the
+    asker's own turn ×2, surprise ×(1 + 0.2σ), superseded (knowledge update) ×0.85. Measures whether
+    the reweight still helps once its facts are features."""
+
+    def __init__(self, model: Any):
+        self.model = model
+
+    def score(self, rows: Any) -> Any:
+        import numpy as np
+
+        from app.domain.retrieval.features import FEATURES
+
+        f = {n: rows[:, i] for i, n in enumerate(FEATURES)}
+        add = (np.log(1.3) * f["in_window"] + np.log(1.25) * f["named_speaker"] + np.log(2.0) * f["asker_turn"]
+               + np.log1p(0.2 * np.clip(f["surprise"], 0, None))
+               + np.log(0.85) * f["superseded"] * f["intent_knowledge_update"])
+        return self.model.score(rows) + add
+
+    def contributions(self, rows: Any) -> Any:
+        return self.model.contributions(rows)
+
+
+def _rows(summary: dict[str, Any], row: str) -> dict[str, float]:
+    t = summary["table"].get(row) or {}
+    return {k: round(float(t.get(k, float("nan"))), 4) for k in KEYS} | {"n": int(t.get("n", 0))}
+
+
+def _cached_answers(key: str, make: Any) -> dict[str, Any]:
+    """Answers that do not depend on the model (today's default, the baselines), kept under
+    var/fusion/ between runs of the same day: delete the files to ask again."""
+    import pickle
+
+    path = ROOT / "var" / "fusion" / f"eval-{datetime.now(UTC):%Y%m%d}-{key}.pkl"
+    if path.exists():
+        return pickle.loads(path.read_bytes())
+    answers = make()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(pickle.dumps(answers))
+    return answers
+
+
+def evaluate(tenant_id: int, only: tuple[str, ...] | None = None, prefetch: bool = False) -> dict[str, Any]:
+    """The report; `only`: these data sets; `prefetch`: only ask (and keep) today's default and the
+    baselines, for a later run with the model."""
+    from app.adapters.fusion_ranker import MODEL_FILE, FusionRanker
+    from bench.baselines import baseline_answers, run_baselines
+    from bench.evaluate import summarize
+    from training.fusion import load_split
+
+    model = None if prefetch else FusionRanker.load(MODEL_FILE)
+    sets = {k: v for k, v in load_split("validation").items() if only is None or k in only}
+    result: dict[str, Any] = {"command": COMMAND, "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+                              "model": (model.meta if model else {}) | {"file": str(MODEL_FILE.relative_to(ROOT))},
+                              "datasets": {}}
+    for name, ds in sets.items():
+        systems: dict[str, Any] = {}
+        stage: dict[str, float] = {}
+        runs = [("default", {"learned": False}, None)]
+        if model is not None:
+            runs += [("learned", {"learned": True}, model),
+                     ("learned + reweight on top", {"learned": True}, WithReweight(model))]
+        for label, overrides, fm in runs:
+            if label == "default":
+                answers, ms = _cached_answers(f"{name}-default",
+                                              lambda: service_answers(ds, tenant_id, overrides, fm))
+            else:
+                answers, ms = service_answers(ds, tenant_id, overrides, fm)
+            systems[label] = summarize(ds, answers, [BUDGET], top_k=10)
+            stage[label] = round(statistics.median(ms), 3) if ms else 0.0
+            print(f"{name} {label} done", file=sys.stderr)
+        base = _cached_answers(f"{name}-baselines", lambda: {
+            b: baseline_answers(ds, rk, [BUDGET], TOP_K) for b, rk in run_baselines(ds).items()})
+        for b, answers in base.items():
+            systems[b] = summarize(ds, answers, [BUDGET], top_k=10)
+        entry: dict[str, Any] = {"questions": len(ds.questions),
+                                 "conversations": [c.id for c in ds.conversations], "systems": {},
+                                 "stage_p50_ms": stage}
+        for sysname, summ in systems.items():
+            entry["systems"][sysname] = {
+                "overall": _rows(summ, "overall"), "all": _rows(summ, "all") if "all" in summ["table"] else None,
+                "per_category": {c: _rows(summ, c) for c in summ["table"] if c not in ("overall", "all")},
+                "latency": summ["latency"]}
+        result["datasets"][name] = entry
+    if not prefetch:
+        write(result)
+    return result
+
+
+def _line(name: str, r: dict[str, float]) -> str:
+    return f"| {name} | " + " | ".join(f"{r[k]:.3f}" for k in KEYS) + f" | {r['n']} |"
+
+
+def markdown(result: dict[str, Any]) -> str:
+    m = result["model"]
+    lines = [f"# Learned fusion on the validation split ({result['date']})", "",
+             f"Command: `{result['command']}` (shared dev database, in-process, no reranker, no LLM, "
+             f"top {TOP_K}, budget {BUDGET}). Model: `{m['file']}`, {m['kind']}, trained {m['trained_at']} on "
+             + "; ".join(f"{ds} {', '.join(ids)}" for ds, ids in m["trained_on"].items()) + ".", ""]
+    head = "| system | " + " | ".join(KEYS) + " | n |\n| --- |" + " ---: |" * (len(KEYS) + 1)
+    for name, entry in result["datasets"].items():
+        views = [("overall", "without adversarial" if name == "locomo" else "without abstention")]
+        if name == "locomo":
+            views.append(("all", "all questions"))
+        for view, title in views:
+            lines += [f"## {name} validation ({', '.join(entry['conversations'])}), {title}", "", head]
+            for sysname, s in entry["systems"].items():
+                if s.get(view):
+                    lines.append(_line(sysname, s[view]))
+            lines.append("")
+        lines += [f"Per category, r@10 / mrr ({name}):", "",
+                  "| category | " + " | ".join(entry["systems"]) + " |", "| --- |" + " ---: |" * len(entry["systems"])]
+        cats = sorted(next(iter(entry["systems"].values()))["per_category"])
+        for c in cats:
+            cells = [f"{s['per_category'][c]['r@10']:.3f} / {s['per_category'][c]['mrr']:.3f}"
+                     if c in s["per_category"] else "" for s in entry["systems"].values()]
+            lines.append(f"| {c} | " + " | ".join(cells) + " |")
+        lines += ["", f"Median stage time (reweight for default, learned for learned): {entry['stage_p50_ms']} ms", ""]
+    return "\n".join(lines)
+
+
+def write(result: dict[str, Any]) -> Path:
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    stem = OUT_DIR / f"fusion-validation-{datetime.now(UTC):%Y%m%d}"
+    stem.with_suffix(".json").write_text(json.dumps(result, indent=1, default=str) + "\n")
+    stem.with_suffix(".md").write_text(markdown(result) + "\n")
+    print(f"wrote {stem}.md / .json", file=sys.stderr)
+    print(markdown(result))
+    return stem
