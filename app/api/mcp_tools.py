@@ -55,7 +55,7 @@ class Evidence(BaseModel):
     speaker: str
     content: str
     occurred_at: datetime
-    score: float = Field(description="Fused score: higher is better.")
+    score: float = Field(description="Ranking score: higher is better.")
     signals: dict[str, Signal] = Field(description="Per retrieval signal that found it: its rank and raw score.")
     in_context: bool = Field(description="Whether it is part of `context`.")
 

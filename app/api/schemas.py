@@ -263,11 +263,13 @@ class QueryItem(BaseModel):
     speaker: str
     content: str
     occurred_at: datetime
-    score: float = Field(description="Fused score (weighted reciprocal rank fusion).")
+    score: float = Field(description="Ranking score, higher is better: the learned fusion model's (the default), "
+                                      "else weighted reciprocal rank fusion after reweighting.")
     signals: dict[str, SignalEvidence] = Field(description="Per signal that found the item: its rank and raw score.")
     in_context: bool = Field(description="Whether the item is part of `context`.")
     stages: dict[str, Any] = Field(default_factory=dict,
-                                   description="How each stage moved the item: fusion rank, reweight factors, rerank.")
+                                   description="How each stage moved the item: fusion rank, the learned model's score and "
+                                               "top feature contributions, reweight factors, rerank.")
 
 
 class ContextEntry(BaseModel):
