@@ -108,7 +108,7 @@ def evaluate(tenant_id: int, only: tuple[str, ...] | None = None, prefetch: bool
     from app.adapters.fusion_ranker import MODEL_FILE, FusionRanker
     from bench.baselines import baseline_answers, run_baselines
     from bench.evaluate import summarize
-    from training.fusion import load_split
+    from bench.splits import load_split
 
     model = None if prefetch else FusionRanker.load(MODEL_FILE)
     sets = {k: v for k, v in load_split("validation").items() if only is None or k in only}

@@ -316,7 +316,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.command == "lme":
         from bench.priors_lme import run_lme
 
-        result = run_lme(a.var_dir.resolve(), a.n, TODAY, sizes_from(a.sizes), ask, answer_of, log)
+        result = run_lme(a.var_dir.resolve(), a.n, TODAY, sizes_from(a.sizes), ask, answer_of, log, recipe_with,
+                         BUDGET, TOP)
     else:
         from bench.evaldb import attach
 

@@ -28,7 +28,9 @@ def questions(n: int) -> Any:
 
 
 def run_lme(var_dir: Path, n: int, today: dict[str, float], fitted: dict[str, float], ask: Callable,
-            answer_of: Callable, log: Callable[[str], None]) -> dict[str, Any]:
+            answer_of: Callable, log: Callable[[str], None], recipe_with: Callable, budget: int,
+            top: int) -> dict[str, Any]:
+    """`ask`, `answer_of` and `recipe_with` are `bench.priors_eval`'s (passed in: no import back)."""
     from bench.evaldb import attach
     from bench.golden import _env, ingest
 
@@ -42,7 +44,6 @@ def run_lme(var_dir: Path, n: int, today: dict[str, float], fitted: dict[str, fl
     from app.adapters.embedder import get_embedder
     from bench.baselines import baseline_answers, run_baselines
     from bench.evaluate import summarize
-    from bench.priors_eval import BUDGET, TOP, recipe_with
 
     systems: dict[str, Any] = {}
     per_question: dict[str, dict[str, Any]] = {q.qid: {"question": q.question} for q in ds.questions}
@@ -52,9 +53,9 @@ def run_lme(var_dir: Path, n: int, today: dict[str, float], fitted: dict[str, fl
             answers[q.qid] = answer_of(ask(tid, f"{ds.name}/{q.conversation_id}", q.question, rec, q.as_of))
             ranked = answers[q.qid].ranked
             per_question[q.qid][name] = next((i for i, e in enumerate(ranked, 1) if e in q.gold), None)
-        systems[name] = summarize(ds, answers, [BUDGET])
+        systems[name] = summarize(ds, answers, [budget])
     for b, ranks in run_baselines(ds, get_embedder().encode, log=log).items():
-        systems[b] = summarize(ds, baseline_answers(ds, ranks, [BUDGET], TOP), [BUDGET])
+        systems[b] = summarize(ds, baseline_answers(ds, ranks, [budget], top), [budget])
         for q in ds.questions:
             per_question[q.qid][b] = next((i for i, e in enumerate(ranks[q.qid], 1) if e in q.gold), None)
     return {"split": "train", "category": CATEGORY, "questions": len(ds.questions), "today": today,

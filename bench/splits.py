@@ -163,3 +163,11 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def load_split(split: str, data_dir: Path | None = None) -> dict[str, Dataset]:
+    """LoCoMo and BEAM, each reduced to the conversations of `split` (fitting reads "train")."""
+    from bench.datasets import default_data_dir, load_beam, load_locomo
+
+    data = data_dir or default_data_dir()
+    return {"locomo": select(load_locomo(data), split), "beam": select(load_beam(data), split)}

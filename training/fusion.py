@@ -59,14 +59,6 @@ class Recorder:
         return np.zeros((len(rows), rows.shape[1] + 1))
 
 
-def load_split(split: str) -> dict[str, Any]:
-    from bench.datasets import default_data_dir, load_beam, load_locomo
-    from bench.splits import select
-
-    data = default_data_dir()
-    return {"locomo": select(load_locomo(data), split), "beam": select(load_beam(data), split)}
-
-
 def collect(split: str, dataset: str, tenant_id: int) -> list[QueryRows]:
     """Every question of the split with gold evidence: its candidates' features and labels."""
     from app.adapters.embedder import get_embedder
@@ -81,6 +73,8 @@ def collect(split: str, dataset: str, tenant_id: int) -> list[QueryRows]:
     engine = get_engine()
     out: list[QueryRows] = []
     t0 = time.perf_counter()
+    from bench.splits import load_split
+
     ds = load_split(split)[dataset]
     ready: set[str] = set()
     for q in ds.questions:

@@ -8,11 +8,9 @@ tenants_app = typer.Typer(help="Tenants and API keys.", no_args_is_help=True)
 
 def tenant_named(conn, name: str) -> int:  # noqa: ANN001
     """The id of the tenant called `name`; a usage error when there is none."""
-    from sqlalchemy import select
+    from app.storage import tenants
 
-    from app.storage.models import Tenant
-
-    tid = conn.execute(select(Tenant.id).where(Tenant.name == name)).scalar()
+    tid = tenants.tenant_named(conn, name)
     if tid is None:
         raise typer.BadParameter(f"no tenant named {name!r}")
     return tid

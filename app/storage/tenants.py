@@ -105,6 +105,11 @@ def list_tenants(conn: Connection) -> list[tuple[int, str]]:
     return [(r.id, r.name) for r in conn.execute(select(Tenant.id, Tenant.name).order_by(Tenant.id))]
 
 
+def tenant_named(conn: Connection, name: str) -> int | None:
+    """The id of the tenant called `name`, or None."""
+    return conn.execute(select(Tenant.id).where(Tenant.name == name)).scalar()
+
+
 def tenant_gate_mode(conn: Connection, tenant_id: int, default: str = "off") -> str:
     """The tenant's effective gate mode: its own, or the server default when it says 'default'."""
     mode = conn.execute(select(Tenant.gate_mode).where(Tenant.id == tenant_id)).scalar()
