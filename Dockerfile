@@ -20,6 +20,12 @@ ENV PIP_NO_CACHE_DIR=1 \
 RUN python -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
 
+# LightGBM's OpenMP runtime (libgomp, for the learned fusion's model in app/adapters/fusion_model/):
+# installed here and carried into the runtime stage inside the venv, which installs nothing.
+# hadolint ignore=DL3008
+RUN apt-get update && apt-get install -y --no-install-recommends libgomp1 && rm -rf /var/lib/apt/lists/* \
+ && cp "$(ldconfig -p | awk '/libgomp\.so\.1 /{print $NF; exit}')" /opt/venv/lib/
+
 # torch first, exactly pinned, from the CPU index: any looser spec pulls several GB of CUDA wheels.
 RUN pip install setuptools==84.2.1 \
  && pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
@@ -53,10 +59,6 @@ LABEL org.opencontainers.image.title="palimpsest" \
       org.opencontainers.image.description="Memory service for AI agents: verbatim event log, layered retrieval" \
       org.opencontainers.image.licenses="Apache-2.0"
 
-# libgomp1: LightGBM's OpenMP runtime (the learned fusion's model, app/adapters/fusion_model/).
-# hadolint ignore=DL3008
-RUN apt-get update && apt-get install -y --no-install-recommends libgomp1 && rm -rf /var/lib/apt/lists/*
-
 RUN groupadd --system --gid 10001 palimpsest \
  && useradd --system --uid 10001 --gid palimpsest --home-dir /home/palimpsest --create-home \
       --shell /usr/sbin/nologin palimpsest \
@@ -71,6 +73,7 @@ COPY --from=builder /app /app
 # PostgreSQL and Redis under PALIMPSEST_VAR_DIR, meant for a laptop, not for a container).
 # hadolint ignore=DL3064
 ENV PATH=/opt/venv/bin:$PATH \
+    LD_LIBRARY_PATH=/opt/venv/lib \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     HF_HUB_OFFLINE=1 \

@@ -83,8 +83,9 @@ def test_hyde_asks_the_llm_for_a_hypothetical_turn_and_searches_its_meaning(clie
             "pipeline": {"expansion": True, "lexical": False, "dense": True, "graph": False}}).json()
         asked = [r for r in srv.requests if r["body"]["messages"][0]["content"] == HYDE_SYSTEM]
     assert len(asked) == 1 and asked[0]["body"]["messages"][1]["content"] == "What is Zoe's new hobby on weekends?"
-    hits = [it for it in out["items"] if "expansion" in it["signals"]]
-    assert hits and hits[0]["signals"]["expansion"]["rank"] == 1 and hits[0]["event_id"] in {"5", "7"}
+    # the expansion signal's own first hit is a boat turn (the final order is the fusion's)
+    first = [it for it in out["items"] if it["signals"].get("expansion", {}).get("rank") == 1]
+    assert len(first) == 1 and first[0]["event_id"] in {"5", "7"}
 
     # an LLM that fails: the query still answers, expanded from the conversation's own turns
     with LLMServer(lambda body: (500, "down")) as srv:
