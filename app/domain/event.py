@@ -21,16 +21,16 @@ from pydantic import BaseModel, Field
 class Event(BaseModel):
     """One event to write, verbatim. `event_id` makes a retry idempotent; `occurred_at` defaults to now."""
 
-    conversation_id: str = Field(examples=["conv-26"])
+    conversation_id: str = Field(examples=["conv-1"])
     event_id: str | None = Field(
         default=None, description="Client id, unique per conversation; a retry with the same id creates nothing.",
         examples=["D1:3"],
     )
-    speaker: str = Field(examples=["Caroline"])
-    recipient: str | None = Field(default=None, examples=["Melanie"])
+    speaker: str = Field(examples=["Ana"])
+    recipient: str | None = Field(default=None, examples=["Ben"])
     role: str | None = Field(default=None, examples=["user"])
     content: str = Field(description="Stored exactly as received.",
-                         examples=["I went to a LGBTQ support group yesterday and it was so powerful."])
+                         examples=["We moved to Denver last spring."])
     occurred_at: datetime | None = Field(default=None, description="Event time (ISO 8601); default: now.",
                                          examples=["2023-05-08T13:56:00Z"])
     metadata: dict[str, Any] | None = Field(default=None, description="Any JSON object, kept with the event.",

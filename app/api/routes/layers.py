@@ -89,7 +89,7 @@ def timeline(
 def graph(
     conversation_id: str,
     entity: str | None = Query(None, min_length=1, max_length=256, pattern=NO_NUL,
-                               description="Seed entity by name or alias, e.g. `Caroline`."),
+                               description="Seed entity by name or alias, e.g. `Ana`."),
     query: str | None = Query(None, min_length=1, max_length=4000, pattern=NO_NUL,
                               description="Seed with every entity this text names, e.g. a question."),
     limit: int = Query(40, ge=1, le=500, description="At most this many nodes."),

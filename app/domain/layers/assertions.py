@@ -63,7 +63,7 @@ _ADV = r"(?:\s+(?:now|currently|still|just|recently|finally|actually|officially|
 class Assertion:
     id: str
     event_id: str
-    entity: str  # display name: "Caroline", "Caroline's sister"
+    entity: str  # display name: "Ana", "Ana's sister"
     attribute: str  # lives_in, works_at, job_title, favourite:book, opinion:hiking, ...
     value: str  # display value
     value_key: str  # what two values are compared by

@@ -118,7 +118,7 @@ def style_features(texts: Sequence[str]) -> StyleFeatures:
 
 
 def _name_matches(token: str, speaker: str) -> bool:
-    """"Mel" names "Melanie": a known speaker's name or a prefix of 3+ letters of it."""
+    """"Sam" names "Samantha": a known speaker's name or a prefix of 3+ letters of it."""
     t, s = norm_name(token), norm_name(speaker)
     first = s.split(" ")[0] if s else ""
     return bool(t) and (t == s or t == first or (len(t) >= 3 and first.startswith(t)))

@@ -14,7 +14,7 @@ consolidation). Edges:
   or between a sentence and the one before it.
 
 Entities are merged by exact normalised name, then by cosine >= 0.90 between name embeddings
-(App. C.1's merge rule), and a speaker absorbs short forms of their first name ("Mel" -> Melanie).
+(App. C.1's merge rule), and a speaker absorbs short forms of their first name ("Sam" -> Samantha).
 Any extractor (rules or LLM) produces `RawFact`s; `assemble` turns them into a `GraphFragment`.
 """
 from __future__ import annotations
@@ -197,7 +197,7 @@ def merge_entities(
         first_event.setdefault(k, event_id)
         uf.find(k)
     keys = list(surfaces)
-    # a speaker absorbs short forms of their own first name ("Mel" -> "melanie")
+    # a speaker absorbs short forms of their own first name ("Sam" -> "samantha")
     for k in keys:
         for sk in speaker_keys:
             if _first_name_prefix(k, sk):
@@ -224,7 +224,7 @@ def merge_entities(
         canonical_key = speaker_member or max(members, key=lambda k: (sum(surfaces[k].values()), len(k)))
         name = max(surfaces[canonical_key].items(), key=lambda kv: (kv[1], kv[0]))[0]
         eid = f"en:{_slug(canonical_key)}"
-        if eid in used_ids:  # "lgbtq community" and "lgbtq+ community" slug alike: keep both apart
+        if eid in used_ids:  # "c++ group" and "c group" slug alike: keep both apart
             eid = f"{eid}-{zlib.crc32(canonical_key.encode()):08x}"
         used_ids.add(eid)
         for k in members:

@@ -87,7 +87,7 @@ Answer with one JSON object and nothing else. Its shape:
             "date": "YYYY-MM-DD"|"YYYY-MM"|"YYYY"|null, "topic": str, "caused_by": [int]}]}
 Rules:
 - A fact is one self-contained statement from one message, written in the third person with names
-  instead of pronouns ("Caroline went to a support group", not "I went to a group").
+  instead of pronouns ("Ana moved to Denver", not "I moved there").
 - event_id is the id in square brackets of the message the fact comes from; use only those ids.
 - entities lists the names, exactly as in "entities", of the people, places, organisations, events,
   animals and notable things the fact involves. Include the speaker when the fact is about them.

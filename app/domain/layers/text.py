@@ -132,7 +132,7 @@ def _spans_cached(text: str, known: frozenset[str], common: frozenset[str]) -> t
             while span_toks and span_toks[-1].lower() in _CONNECTORS:
                 span_toks.pop()
             initial = i == first_alpha
-            # "Bye Caroline", "Congrats Mel": an opening word glued to a name is not part of it
+            # "Bye Ana", "Congrats Ben": an opening word glued to a name is not part of it
             if initial and len(span_toks) > 1 and norm_name(span_toks[0]) not in known and norm_name(" ".join(span_toks[1:])) in known:
                 span_toks = span_toks[1:]
                 initial = False
@@ -166,8 +166,8 @@ def common_words(texts: Iterable[str], share: float = COMMON_SHARE, min_lower: i
 
     Technical prose capitalises every list item and heading ("Ensure the key is set", "Use a pool"),
     so mid-sentence capitals alone do not make a name there. A person's name is almost never written
-    in lower case ("caroline": 0 of 129 uses in the first three LoCoMo conversations); "ensure" is
-    lower case in 273 of its 526 uses in the first two BEAM conversations. Only words with an initial
+    in lower case (a first name: 0 of 129 uses in three long conversations we measured); "ensure" is
+    lower case in 273 of its 526 uses in two technical conversations. Only words with an initial
     capital and lower case after it are counted, so acronyms ("API") stay names."""
     low: Counter[str] = Counter()
     cap: Counter[str] = Counter()
