@@ -84,11 +84,12 @@ class Recipe(BaseModel):
                                  "its order below).", ge=1, le=1000)
     salience_floor: float | None = _field(None, "salience_floor", "Drop candidates the gate scored below this "
                                           "salience (unset = keep all).", ge=0, le=1)
-    # Off by default: the shipped cross-encoder (docs/models.md) cost LoCoMo validation r@10 0.10 and
-    # mrr 0.11 and added ~1 s p50 on 2 shared cores (bench/results/reranker-validation-20261123.md);
+    # Off by default: the cross-encoder trained this release (docs/models.md; not shipped) cost LoCoMo
+    # validation r@10 0.10 and mrr 0.11 and added ~1 s p50 on 2 shared cores
+    # (bench/results/reranker-validation-20261123.md);
     # a stage that does not earn its place on validation does not run unless asked for.
-    rerank: bool = _field(False, "rerank_enabled", "Cross-encoder over the top N (the shipped model, or the one "
-                          "PALIMPSEST_RERANKER_MODEL_PATH names).", stage=True)
+    rerank: bool = _field(False, "rerank_enabled", "Cross-encoder over the top N, when a model is installed "
+                          "(var/models/reranker-minilm, or the one PALIMPSEST_RERANKER_MODEL_PATH names).", stage=True)
     # 20 pairs: same held-out r@10 as 50 (0.686), p95 190 ms vs 531 ms (int8, CPU).
     rerank_top_n: int = _field(20, "rerank_top_n", "Candidates the cross-encoder scores.", ge=1, le=200)
     rerank_alpha: float = _field(0.55, "rerank_alpha", "Blend of cross-encoder and fused score.", ge=0, le=1)
