@@ -3,14 +3,14 @@ load it, connect with a key, open a conversation, ask a question, check what is 
 """
 from __future__ import annotations
 
-import shutil
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.support import own_queue
+from tests.support.browser import driver as _driver
+from tests.support.browser import require_browser, wait_for
 from app.embedded import ServiceStack
 from app.storage import tenants
 
@@ -25,32 +25,8 @@ TURNS = [
 ]
 
 
-def _driver():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=1400,900"):
-        opts.add_argument(flag)
-    return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=opts)
-
-
-def wait_for(predicate, timeout=30.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError("condition not met in time")
-
-
 def test_explorer_shows_timeline_and_evidence(tmp_path, database_url, redis_url):
-    if not (shutil.which("chromium") and shutil.which("chromedriver")):
-        pytest.skip("needs Debian's chromium and chromium-driver (CI installs them: see .ci/run)")
+    require_browser()
     from selenium.webdriver.common.by import By
 
     key = tenants.new_key()
