@@ -1,4 +1,4 @@
-"""`palimpsest bench locomo|beam|longmemeval|ablate|scale|load`: the benchmark's commands.
+"""`palimpsest bench locomo|beam|longmemeval|ablate|scale|load|layers`: the benchmark's commands.
 
 The product's CLI mounts `bench_app` as `bench` through the `palimpsest.commands` entry point in
 pyproject.toml; the product itself never imports this package. Also runnable alone:
@@ -254,6 +254,43 @@ def scale(
     typer.echo(scale_markdown(result))
     for kind, p in paths.items():
         typer.echo(f"{kind}: {p}")
+
+
+@bench_app.command("layers")
+def layers_cmd(
+    split: str = typer.Option("all", "--split", help="dev (tune on these), test (the five held apart) or all."),
+    data_dir: Path | None = typer.Option(None, "--data-dir", help="The labelled set (default: bench/data/layers)."),
+    out_dir: Path = _OUT,
+    tag: str | None = _TAG,
+    errors: int = typer.Option(0, "--errors", min=0, help="Print up to N misses and false hits per split."),
+    embedder: bool = typer.Option(False, "--embedder/--no-embedder", help="Merge entities by name embeddings as "
+                                  "the service does with graph_entity_merge on (loads the embedding model)."),
+    save: bool = typer.Option(True, "--save/--no-save", help="Write the JSON and Markdown under --out-dir."),
+    note: str | None = typer.Option(None, "--note", help="A line recorded in the results (e.g. what code ran)."),
+) -> None:
+    """Facts, changes, dates and entities: the product's layer code, in process, scored on the hand-labelled
+    set (assertion and supersession P/R/F1, time spans exact/overlap, entity-cluster F1)."""
+    from bench.layers import markdown as layers_markdown
+    from bench.layers import run as run_layers
+    from bench.layers import write as write_layers
+    from bench.layers_data import DATA_DIR
+
+    if split not in ("all", "dev", "test"):
+        raise typer.BadParameter(f"--split is dev, test or all, not {split!r}")
+    encode = None
+    if embedder:
+        from app.adapters.embedder import get_embedder
+
+        encode = get_embedder().encode
+    try:
+        result = run_layers(split, data_dir or DATA_DIR, encode, log=_log, note=note)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(layers_markdown(result, errors=errors))
+    if save:
+        for kind, p in write_layers(result, out_dir, tag).items():
+            typer.echo(f"{kind}: {p}")
 
 
 bench_app.command("load")(load_command)  # last, so `--help` lists it after the recall benchmarks

@@ -46,7 +46,7 @@ def test_every_command_is_there_plugins_included() -> None:
             "rebuild", "regate", "query"} <= names
     # found through the `palimpsest.commands` entry points (pyproject.toml) of the installed package
     assert {"bench", "train-reranker"} <= names, "reinstall the package (pip install -e .) for its entry points"
-    assert {"locomo", "beam", "ablate", "scale", "load"} <= set(root.commands["bench"].commands)  # type: ignore[attr-defined]
+    assert {"locomo", "beam", "ablate", "scale", "load", "layers"} <= set(root.commands["bench"].commands)  # type: ignore[attr-defined]
 
 
 def test_storage_falls_back_only_on_the_runtime(monkeypatch, tmp_path) -> None:
