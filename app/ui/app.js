@@ -1,7 +1,13 @@
-// Palimpsest memory explorer: plain JS against the HTTP API (same origin, Bearer key in localStorage).
-"use strict";
+// Palimpsest memory explorer: plain JS against the HTTP API (same origin, Bearer key).
+// The key lives in sessionStorage: it survives a reload, not the browser session. The page's state is
+// in the URL fragment: #conversation=<id>&event=<event's id> (shareable; the key never is), and
+// #key=<key> opens the page already connected (the key moves to sessionStorage and leaves the URL).
+import { drawGraph, legend } from "./graph.js";
 
-const state = { key: localStorage.getItem("palimpsest-key") || "", conversation: null, eventsById: new Map() };
+const KEY = "palimpsest-key";
+localStorage.removeItem(KEY);  // earlier versions kept the key for good: not any more
+const state = { key: sessionStorage.getItem(KEY) || "", connected: false, conversation: null,
+                eventsById: new Map(), graphSeed: null, zoom: null };
 const $ = (sel) => document.querySelector(sel);
 
 function el(tag, attrs = {}, ...children) {
@@ -15,37 +21,90 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+class ApiError extends Error {
+  constructor(status, message) { super(message); this.status = status; }
+}
+
 async function api(path, options = {}) {
   const res = await fetch(path, {
     ...options,
     headers: { "Authorization": `Bearer ${state.key}`, "Content-Type": "application/json", ...(options.headers || {}) },
   });
-  if (res.status === 404 && options.optional) return null;
   const body = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error(`${res.status}: ${JSON.stringify(body.detail ?? body)}`);
+  if (!res.ok) {
+    const fields = (body.fields || []).map((f) => `${f.path}: ${f.message}`).join("; ");
+    const detail = typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail ?? body);
+    throw new ApiError(res.status, `${res.status}: ${detail}${fields ? ` (${fields})` : ""}`);
+  }
   return body;
 }
 
 const when = (iso) => iso.replace("T", " ").slice(0, 16);
 
-async function loadConversations() {
+// --- the URL fragment -------------------------------------------------------------------------
+
+function fragment() {
+  return new URLSearchParams(location.hash.replace(/^#/, ""));
+}
+
+export function linkTo(conversationId, eventId) {
+  const p = new URLSearchParams({ conversation: conversationId });
+  if (eventId) p.set("event", String(eventId));
+  return `#${p}`;
+}
+
+// A key in the fragment goes to sessionStorage and out of the URL (and out of the history entry).
+function takeKeyFromUrl() {
+  const p = fragment();
+  const key = p.get("key");
+  if (key === null) return false;
+  p.delete("key");
+  const rest = p.toString();
+  history.replaceState(null, "", `${location.pathname}${location.search}${rest ? `#${rest}` : ""}`);
+  if (key.trim()) setKey(key.trim());
+  return true;
+}
+
+function setKey(key) {
+  state.key = key;
+  state.connected = false;
+  state.conversation = null;
+  if (key) sessionStorage.setItem(KEY, key); else sessionStorage.removeItem(KEY);
+  $("#api-key").value = key;
+}
+
+// --- conversations and the timeline -----------------------------------------------------------
+
+function say(text, cls = "") {
+  $("#key-status").textContent = text;
+  $("#key-status").className = cls;
+}
+
+async function connect() {
   const list = $("#conversations");
   list.replaceChildren();
   try {
     const { conversations } = await api("/v1/conversations");
-    $("#key-status").textContent = `${conversations.length} conversations`;
-    $("#key-status").className = "";
+    state.connected = true;
+    say(`connected · ${conversations.length} conversations`, "ok");
+    $("#disconnect").hidden = false;
     for (const c of conversations) {
-      list.append(el("li", { "data-id": c.conversation_id, onclick: () => openConversation(c.conversation_id) },
-        c.conversation_id, el("span", { class: "count" }, c.events)));
+      list.append(el("li", { "data-id": c.conversation_id },
+        el("a", { href: linkTo(c.conversation_id) }, c.conversation_id), el("span", { class: "count" }, c.events)));
     }
+    markActive();
+    return true;
   } catch (err) {
-    $("#key-status").textContent = err.message;
-    $("#key-status").className = "error";
+    say(err.status === 401 ? "401: this key is not valid here" : err.message, "error");
+    return false;
   }
 }
 
-async function allEvents(conversationId, max = 2000) {
+function markActive() {
+  document.querySelectorAll("#conversations li").forEach((li) => li.classList.toggle("active", li.dataset.id === state.conversation));
+}
+
+async function allEvents(conversationId, untilEvent, max = 2000) {
   const events = [];
   let cursor = null;
   do {
@@ -53,39 +112,88 @@ async function allEvents(conversationId, max = 2000) {
     const page = await api(`/v1/conversations/${encodeURIComponent(conversationId)}/events?${q}`);
     events.push(...page.events);
     cursor = page.next_cursor;
-  } while (cursor && events.length < max);
+  } while (cursor && (events.length < max || (untilEvent && !events.some((e) => e.id === untilEvent))));
   return events;
 }
 
-async function openConversation(conversationId) {
+async function openConversation(conversationId, untilEvent) {
   state.conversation = conversationId;
-  document.querySelectorAll("#conversations li").forEach((li) => li.classList.toggle("active", li.dataset.id === conversationId));
-  $("#timeline-title").textContent = `Timeline — ${conversationId}`;
+  markActive();
+  $("#timeline-title").replaceChildren(`Timeline — ${conversationId} `,
+    el("a", { class: "permalink", href: linkTo(conversationId), title: "link to this conversation" }, "#"));
   const timeline = $("#timeline");
   timeline.replaceChildren(el("p", { class: "muted" }, "loading…"));
   const cid = encodeURIComponent(conversationId);
   const [events, episodes] = await Promise.all([
-    allEvents(conversationId),
-    api(`/v1/conversations/${cid}/episodes`, { optional: true }).catch(() => null),
+    allEvents(conversationId, untilEvent),
+    api(`/v1/conversations/${cid}/episodes`).catch(() => null),
   ]);
   state.eventsById = new Map(events.map((e) => [e.id, e]));
   timeline.replaceChildren();
-  const groups = episodes && episodes.episodes && episodes.episodes.length
-    ? episodes.episodes.map((ep) => ({ head: `Episode ${ep.index + 1} · ${when(ep.start)} → ${when(ep.end)} · ${ep.boundary}`,
-                                       summary: ep.summary, ids: ep.event_ids }))
-    : [{ head: `${events.length} events`, summary: "", ids: events.map((e) => e.id) }];
+  if (!events.length) timeline.append(el("p", { class: "muted" }, `No events in ${conversationId}.`));
+  const eps = episodes?.episodes || [];
+  const inEpisode = new Set(eps.flatMap((ep) => ep.event_ids));
+  const groups = eps.map((ep) => ({ head: `Episode ${ep.index + 1} · ${when(ep.start)} → ${when(ep.end)} · ${ep.boundary}`,
+                                    summary: ep.summary, ids: ep.event_ids }));
+  const rest = events.filter((e) => !inEpisode.has(e.id)).map((e) => e.id);
+  if (rest.length) groups.push({ head: eps.length ? `${rest.length} events not yet in an episode` : `${events.length} events`,
+                                 summary: "", ids: rest });
   for (const g of groups) {
     const box = el("div", { class: "episode" }, el("div", { class: "episode-head" }, g.head));
     if (g.summary) box.append(el("div", { class: "summary" }, g.summary));
     for (const id of g.ids) {
       const e = state.eventsById.get(id);
       if (!e) continue;
-      box.append(el("div", { class: "event", id: `event-${e.id}` },
-        el("time", {}, when(e.occurred_at)), el("span", { class: "speaker" }, `${e.speaker}:`), e.content));
+      const row = el("div", { class: `event${e.superseded_by ? " superseded" : ""}`, id: `event-${e.id}`, "data-event": e.id },
+        el("a", { class: "permalink", href: linkTo(conversationId, e.id), title: `link to event ${e.id}` }, "#"),
+        el("time", { datetime: e.occurred_at }, when(e.occurred_at)), el("span", { class: "speaker" }, `${e.speaker}:`),
+        el("span", { class: "content" }, e.content));
+      if (e.superseded_by) row.append(el("span", { class: "badge", title: `corrected by ${e.superseded_by}` }, "corrected later"));
+      if (e.supersedes) row.append(el("span", { class: "badge", title: `corrects ${e.supersedes}` }, "correction"));
+      box.append(row);
     }
     timeline.append(box);
   }
+  $("#results").replaceChildren();
+  await showGraph({});
 }
+
+function showEvent(eventId) {
+  document.querySelectorAll(".event.linked").forEach((n) => n.classList.remove("linked"));
+  const row = document.getElementById(`event-${eventId}`);
+  if (!row) return false;
+  row.classList.add("linked");
+  const pane = $("#timeline-pane"), r = row.getBoundingClientRect(), p = pane.getBoundingClientRect();
+  pane.scrollTop += r.top - p.top - (pane.clientHeight - r.height) / 2;  // centre it; the page stays put
+  document.querySelectorAll("#graph-svg .node.fact").forEach((n) => n.classList.toggle("linked", n.dataset.event === String(eventId)));
+  return true;
+}
+
+// Where the fragment says to be: connect, open the conversation, show the event.
+async function route() {
+  takeKeyFromUrl();
+  if (!state.key) { say("not connected: paste an API key"); return; }
+  if (!state.connected && !(await connect())) return;
+  const p = fragment();
+  let conversation = p.get("conversation");
+  const eventId = Number(p.get("event")) || null;
+  if (p.has("event") && !eventId) { say(`no such event: ${p.get("event")}`, "error"); return; }
+  if (eventId && !conversation) {
+    try {
+      conversation = (await api(`/v1/events/${eventId}`)).conversation_id;
+      history.replaceState(null, "", linkTo(conversation, eventId));
+    } catch (err) {
+      say(err.status === 404 ? `event ${eventId} not found` : err.message, "error");
+      return;
+    }
+  }
+  if (!conversation) return;
+  if (conversation !== state.conversation) await openConversation(conversation, eventId);
+  if (!eventId) showEvent(null);
+  else if (!showEvent(eventId)) say(`event ${eventId} is not in ${conversation}`, "error");
+}
+
+// --- questions and evidence -------------------------------------------------------------------
 
 function renderResults(out) {
   const results = $("#results");
@@ -102,7 +210,9 @@ function renderResults(out) {
     const bar = el("div", { class: "bar" });
     bar.style.width = `${Math.round((100 * item.score) / top)}%`;
     results.append(el("div", { class: `item${item.in_context ? " in-context" : ""}`, "data-event": item.id },
-      el("div", {}, el("time", {}, when(item.occurred_at)), " ", el("b", {}, `${item.speaker}: `), item.content),
+      el("div", {}, el("a", { class: "permalink", href: linkTo(item.conversation_id || state.conversation, item.id),
+                              title: "show in the timeline" }, "#"),
+         el("time", {}, when(item.occurred_at)), " ", el("b", {}, `${item.speaker}: `), item.content),
       signals, bar));
     const row = document.getElementById(`event-${item.id}`);
     if (row) row.classList.add("hit");
@@ -120,56 +230,70 @@ async function runQuery(ev) {
   try {
     const out = await api("/v1/query", { method: "POST", body: JSON.stringify(body) });
     renderResults(out);
-    await showGraph(query);
+    await showGraph({ query });
   } catch (err) {
     $("#results").replaceChildren(el("p", { class: "error" }, err.message));
   }
 }
 
-async function showGraph(query) {
+// --- the entity graph -------------------------------------------------------------------------
+
+async function showGraph(seed) {
   const pane = $("#graph");
   if (!state.conversation) return;
-  const q = new URLSearchParams({ query, limit: "40" });
-  const g = await api(`/v1/conversations/${encodeURIComponent(state.conversation)}/graph?${q}`, { optional: true }).catch(() => null);
-  if (!g || !g.nodes || !g.nodes.length) {
-    pane.replaceChildren(el("p", { class: "muted" }, "No graph for this conversation yet."));
+  state.graphSeed = seed;
+  const q = new URLSearchParams({ limit: $("#graph-limit").value, ...seed });
+  let g = null;
+  try {
+    g = await api(`/v1/conversations/${encodeURIComponent(state.conversation)}/graph?${q}`);
+  } catch (err) {
+    if (err.status !== 404) { pane.replaceChildren(el("p", { class: "error" }, err.message)); return; }
+  }
+  const about = seed.entity ? `around ${seed.entity}` : seed.query ? `around the entities of “${seed.query}”`
+    : "around the conversation's most mentioned entities";
+  if (!g || !g.nodes?.length) {
+    $("#graph-caption").textContent = "";
+    pane.replaceChildren(el("p", { class: "muted" }, `No graph ${about} yet.`));
+    state.zoom = null;
     return;
   }
-  const W = 460, H = 360, cx = W / 2, cy = H / 2;
-  const pos = new Map();
-  g.nodes.forEach((n, i) => {
-    const a = (2 * Math.PI * i) / g.nodes.length, r = n.kind === "entity" ? 90 : 160;
-    pos.set(n.id, [cx + r * Math.cos(a), cy + r * Math.sin(a)]);
+  const s = g.stats || {};
+  $("#graph-caption").textContent = `${about} · ${g.nodes.length} nodes${s.truncated ? ` (cut at ${q.get("limit")})` : ""}`;
+  const order = (n) => {
+    const e = state.eventsById.get(n.event_id);
+    return e ? Date.parse(e.occurred_at) : Number.MAX_SAFE_INTEGER - 1e6 + (n.event_id || 0);
+  };
+  state.zoom = drawGraph(pane, g, {
+    factOrder: order,
+    markSeeds: Boolean(seed.entity || seed.query),
+    onFact: (n) => { if (n.event_id) location.hash = linkTo(state.conversation, n.event_id); },
+    onEntity: (n) => showGraph({ entity: n.label }),
   });
-  const NS = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(NS, "svg");
-  svg.setAttribute("width", W); svg.setAttribute("height", H); svg.setAttribute("id", "graph-svg");
-  for (const e of g.edges) {
-    const [a, b] = [pos.get(e.src), pos.get(e.dst)];
-    if (!a || !b) continue;
-    const line = document.createElementNS(NS, "line");
-    Object.entries({ x1: a[0], y1: a[1], x2: b[0], y2: b[1], stroke: "#bbb" }).forEach(([k, v]) => line.setAttribute(k, v));
-    line.append(Object.assign(document.createElementNS(NS, "title"), { textContent: e.type }));
-    svg.append(line);
-  }
-  for (const n of g.nodes) {
-    const [x, y] = pos.get(n.id);
-    const c = document.createElementNS(NS, "circle");
-    Object.entries({ cx: x, cy: y, r: n.kind === "entity" ? 7 : 4, fill: n.kind === "entity" ? "#ef8354" : "#4f5d75", class: `node ${n.kind}` })
-      .forEach(([k, v]) => c.setAttribute(k, v));
-    const t = document.createElementNS(NS, "text");
-    t.setAttribute("x", x + 8); t.setAttribute("y", y + 3);
-    t.textContent = (n.label || n.id).slice(0, 28);
-    svg.append(c, t);
-  }
-  pane.replaceChildren(svg);
+  const linked = Number(fragment().get("event"));
+  if (linked) document.querySelectorAll("#graph-svg .node.fact").forEach((n) => n.classList.toggle("linked", n.dataset.event === String(linked)));
 }
 
+// --- wiring -----------------------------------------------------------------------------------
+
+$("#graph-legend-slot").replaceWith(legend());
 $("#key-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
-  state.key = $("#api-key").value.trim();
-  localStorage.setItem("palimpsest-key", state.key);
-  loadConversations();
+  setKey($("#api-key").value.trim());
+  route();
+});
+$("#disconnect").addEventListener("click", () => {
+  setKey("");
+  state.conversation = null;
+  $("#conversations").replaceChildren();
+  $("#disconnect").hidden = true;
+  say("disconnected: the key is forgotten");
 });
 $("#query-form").addEventListener("submit", runQuery);
-if (state.key) { $("#api-key").value = state.key; loadConversations(); }
+$("#zoom-in").addEventListener("click", () => state.zoom?.zoomIn());
+$("#zoom-out").addEventListener("click", () => state.zoom?.zoomOut());
+$("#zoom-reset").addEventListener("click", () => state.zoom?.reset());
+$("#graph-all").addEventListener("click", () => showGraph({}));
+$("#graph-limit").addEventListener("change", () => showGraph(state.graphSeed || {}));
+window.addEventListener("hashchange", route);
+$("#api-key").value = state.key;
+route();
