@@ -267,9 +267,20 @@ def layers_cmd(
                                   "the service does with graph_entity_merge on (loads the embedding model)."),
     save: bool = typer.Option(True, "--save/--no-save", help="Write the JSON and Markdown under --out-dir."),
     note: str | None = typer.Option(None, "--note", help="A line recorded in the results (e.g. what code ran)."),
+    llm: bool = typer.Option(False, "--llm/--no-llm", help="Build the memory graph with the product's LLM extractor "
+                             "over the LLM the product is configured with (PALIMPSEST_LLM_BASE_URL, _MODEL, _API_KEY, "
+                             "_TIMEOUT_S), as a service build does."),
+    llm_url: str | None = typer.Option(None, "--llm-url", help="An OpenAI-compatible base URL (the part before "
+                                       "/chat/completions), instead of PALIMPSEST_LLM_BASE_URL; implies --llm."),
+    llm_model: str | None = typer.Option(None, "--llm-model", help="The model name, instead of PALIMPSEST_LLM_MODEL; "
+                                         "implies --llm."),
+    allow_llm_errors: bool = typer.Option(
+        False, "--allow-llm-errors",
+        help="Save the results even when LLM calls failed (their chunks fell back to the rules); else exit 1."),
 ) -> None:
     """Facts, changes, dates and entities: the product's layer code, in process, scored on the hand-labelled
-    set (assertion and supersession P/R/F1, time spans exact/overlap, entity-cluster F1)."""
+    set (assertion and supersession P/R/F1, time spans exact/overlap, entity-cluster F1). With --llm the
+    entity clusters come from the LLM extractor; assertions, supersessions and times stay the rules'."""
     from bench.layers import markdown as layers_markdown
     from bench.layers import run as run_layers
     from bench.layers import write as write_layers
@@ -282,15 +293,41 @@ def layers_cmd(
         from app.adapters.embedder import get_embedder
 
         encode = get_embedder().encode
+    client = _layers_llm(llm, llm_url, llm_model)
     try:
-        result = run_layers(split, data_dir or DATA_DIR, encode, log=_log, note=note)
+        result = run_layers(split, data_dir or DATA_DIR, encode, log=_log, note=note, llm=client,
+                            stop_on_llm_failure=not allow_llm_errors)
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     typer.echo(layers_markdown(result, errors=errors))
+    failed = (result.get("llm") or {}).get("failed_calls", 0)
+    if failed and not allow_llm_errors:
+        info = result["llm"]
+        typer.echo(f"error: the LLM failed on {failed} of {info['calls']} calls ({info['errors'][0]}); "
+                   f"{info['fallback_chunks']} of {info['chunks']} chunks were extracted by the rules instead and the "
+                   f"run stopped after {info['stopped_after']}, so it does not measure the LLM. Nothing saved "
+                   "(--allow-llm-errors runs every conversation and saves the results anyway).", err=True)
+        raise typer.Exit(1)
     if save:
         for kind, p in write_layers(result, out_dir, tag).items():
             typer.echo(f"{kind}: {p}")
+
+
+def _layers_llm(use: bool, url: str | None, model: str | None):
+    """The product's LLM client for `bench layers`: its settings, with --llm-url/--llm-model on top; None
+    without --llm (the rules, as a service with no LLM configured)."""
+    if not (use or url or model):
+        return None
+    from app.adapters.llm import llm_from_settings
+    from app.settings import get_settings
+
+    update = {k: v for k, v in (("llm_base_url", url), ("llm_model", model)) if v}
+    client = llm_from_settings(get_settings().model_copy(update=update))
+    if client is None:
+        raise typer.BadParameter("no LLM is configured: set PALIMPSEST_LLM_BASE_URL (and PALIMPSEST_LLM_MODEL) "
+                                 "or pass --llm-url", param_hint="--llm")
+    return client
 
 
 bench_app.command("load")(load_command)  # last, so `--help` lists it after the recall benchmarks

@@ -4,8 +4,15 @@ For each conversation of bench/data/layers/ the turns become `LayerEvent`s and g
 domain functions the workers call: `consolidation.consolidate` (assertions and the timeline with its
 superseded-by links), `timeparse.resolve_time_expressions` (each turn against its own time) and the
 memory-graph extractor `extractors.choose_extractor` (rules; with `encode`, entity merging by name
-embeddings as the service does when `graph_entity_merge` is on). No database, no service. Scores
-(bench/layers_score.py) are summed per split (dev, test) and written as JSON and Markdown.
+embeddings as the service does when `graph_entity_merge` is on; with `llm`, the product's LLM
+extractor over that client, as a build does when PALIMPSEST_LLM_BASE_URL is set). No database, no
+service. Scores (bench/layers_score.py) are summed per split (dev, test) and written as JSON and Markdown.
+
+The LLM extractor builds the memory graph only: with an LLM the entity clusters are the LLM's, while
+assertions, supersessions and time spans still come from the rule layers (consolidation, timeparse),
+exactly as in the service; the results say which layer came from which (`scored_from`). Every LLM call
+is counted; a failed call (`LLMError`: HTTP error, timeout) is recorded with the chunks the extractor
+then handed to its rules, so a run whose LLM failed is never mistaken for a measurement of the LLM.
 """
 from __future__ import annotations
 
@@ -15,13 +22,14 @@ import time
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from app.domain.layers import consolidation
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.extractors import choose_extractor
 from app.domain.layers.graph_extract import Encode
 from app.domain.layers.timeparse import resolve_time_expressions
+from app.ports import LLM, LLMError
 from bench.layers_data import DATA_DIR, SPLITS, Conversation, load_set
 from bench.layers_score import (
     Counts,
@@ -44,6 +52,28 @@ class Predictions:
     assertions: list[PredAssertion]
     times: list[PredTime]
     entities: list[PredEntity]
+    extractor: str = "rules"  # the memory-graph extractor that ran ("rules" or "llm")
+    llm_stats: dict | None = None  # the LLM extractor's chunk counts (chunks, llm_chunks, fallback_chunks, ...)
+
+
+class CountedLLM:
+    """The product's LLM client as handed to the extractor, with its calls and failures counted.
+    It only forwards: the HTTP request, retries and errors are the client's own."""
+
+    def __init__(self, llm: LLM):
+        self.llm = llm
+        self.model = llm.model
+        self.calls = 0
+        self.failures: list[str] = []
+
+    def chat(self, messages: Sequence[dict[str, str]], *, json_mode: bool = False,
+             timeout_s: float | None = None) -> str:
+        self.calls += 1
+        try:
+            return self.llm.chat(messages, json_mode=json_mode, timeout_s=timeout_s)
+        except LLMError as exc:
+            self.failures.append(str(exc))
+            raise
 
 
 def events_of(conv: Conversation) -> list[LayerEvent]:
@@ -51,7 +81,7 @@ def events_of(conv: Conversation) -> list[LayerEvent]:
             for i, t in enumerate(conv.turns)]
 
 
-def predict(conv: Conversation, encode: Encode | None = None) -> Predictions:
+def predict(conv: Conversation, encode: Encode | None = None, llm: LLM | None = None) -> Predictions:
     """What the product's layers make of one conversation, as plain predictions."""
     events = events_of(conv)
     timeline = consolidation.consolidate(events).timeline
@@ -64,9 +94,9 @@ def predict(conv: Conversation, encode: Encode | None = None) -> Predictions:
             if m.resolved and m.range_start and m.range_end:
                 start, end = date.fromisoformat(m.range_start), date.fromisoformat(m.range_end)
             times.append(PredTime(t.id, m.start, m.end, m.surface, start, end))
-    fragment = choose_extractor(encode, None).extract(events)
+    fragment = choose_extractor(encode, llm).extract(events)
     entities = [PredEntity((e.name, *e.aliases)) for e in fragment.entities]
-    return Predictions(assertions, times, entities)
+    return Predictions(assertions, times, entities, fragment.extractor, fragment.stats.get("llm"))
 
 
 @dataclass
@@ -133,26 +163,53 @@ def _commit() -> str:
         return f"unknown (app from {root})"
 
 
+def _llm_summary(llm: CountedLLM, rows: list[dict]) -> dict:
+    chunks = {k: sum((r.get("llm") or {}).get(k, 0) for r in rows) for k in ("chunks", "llm_chunks", "fallback_chunks")}
+    reasons: dict[str, int] = {}
+    for r in rows:
+        for why, n in ((r.get("llm") or {}).get("fallback_reasons") or {}).items():
+            reasons[why] = reasons.get(why, 0) + n
+    return {"model": llm.model, "base_url": getattr(llm.llm, "base_url", None), "calls": llm.calls,
+            "failed_calls": len(llm.failures), "errors": list(dict.fromkeys(llm.failures))[:5],
+            **chunks, "fallback_reasons": reasons}
+
+
 def run(split: str = "all", data_dir: Path = DATA_DIR, encode: Encode | None = None,
-        log: Callable[[str], None] = lambda _: None, note: str | None = None) -> dict:
-    """Score every conversation of `split`; the result is plain JSON data."""
+        log: Callable[[str], None] = lambda _: None, note: str | None = None, llm: LLM | None = None,
+        stop_on_llm_failure: bool = False) -> dict:
+    """Score every conversation of `split`; the result is plain JSON data. With `llm` the memory graph
+    (the entity clusters) comes from the product's LLM extractor over that client; `stop_on_llm_failure`
+    ends the run after the first conversation on which an LLM call failed (`llm.stopped_after` names it)."""
     convs = load_set(split, data_dir)
+    counted = CountedLLM(llm) if llm is not None else None
     per_split = {s: SplitScore() for s in SPLITS}
     rows, errors = [], {s: [] for s in SPLITS}
     t0 = time.perf_counter()
     for conv in convs:
-        sc, errs = score_conversation(conv, predict(conv, encode))
+        pred = predict(conv, encode, counted)
+        sc, errs = score_conversation(conv, pred)
         per_split[conv.split].add(sc)
         errors[conv.split].extend(errs)
-        rows.append({"id": conv.id, "split": conv.split, "register": conv.register, **sc.metrics()})
-        log(f"{conv.split} {conv.id}: {len(errs)} errors")
+        rows.append({"id": conv.id, "split": conv.split, "register": conv.register, **sc.metrics(),
+                     "extractor": pred.extractor, **({"llm": pred.llm_stats} if pred.llm_stats else {})})
+        log(f"{conv.split} {conv.id}: {len(errs)} errors"
+            + (f", LLM chunks {pred.llm_stats['llm_chunks']}/{pred.llm_stats['chunks']}" if pred.llm_stats else ""))
+        if stop_on_llm_failure and counted and counted.failures:
+            stopped = conv.id
+            break
+    else:
+        stopped = None
     splits = {s: per_split[s].metrics() for s in SPLITS if per_split[s].conversations}
+    graph = ("llm" if counted else "rules") + ("+embedding-merge" if encode else "")
     return {
         "benchmark": "layers",
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "commit": _commit(),
         "note": note or "",
-        "extractor": "rules" + ("+embedding-merge" if encode else ""),
+        "extractor": graph,
+        "llm": _llm_summary(counted, rows) | {"stopped_after": stopped} if counted else None,
+        "scored_from": {"assertions": "rules (consolidation)", "supersessions": "rules (consolidation)",
+                        "times": "rules (timeparse)", "entities": f"{graph} (memory-graph extractor)"},
         "split": split,
         "seconds": round(time.perf_counter() - t0, 2),
         "dataset": {s: sum(c.split == s for c in convs) for s in SPLITS}
@@ -167,11 +224,24 @@ def run(split: str = "all", data_dir: Path = DATA_DIR, encode: Encode | None = N
 
 
 def markdown(result: dict, errors: int = 0) -> str:
-    lines = [f"# Layers on the labelled set ({result['created']}, commit {result['commit']}, {result['extractor']})", "",
-             "| split | conv | assertions P / R / F1 | supersessions P / R / F1 | validity exact / overlap "
-             "| time exact | time overlap | time detected / spurious | entities P / R / F1 | entities B³ F1 "
-             "| named entities F1 |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    llm = result.get("llm")
+    who = result["extractor"] + (f" {llm['model']}" if llm else "")
+    lines = [f"# Layers on the labelled set ({result['created']}, commit {result['commit']}, {who})", ""]
+    if llm:
+        lines += [f"Memory graph (entity clusters) by the LLM extractor, model `{llm['model']}` at {llm['base_url']}: "
+                  f"{llm['calls']} calls, {llm['failed_calls']} failed; {llm['llm_chunks']} of {llm['chunks']} chunks "
+                  f"extracted by the LLM, {llm['fallback_chunks']} by its rule fallback"
+                  + (f" ({', '.join(f'{k}: {v}' for k, v in llm['fallback_reasons'].items())})"
+                     if llm["fallback_reasons"] else "")
+                  + ". Assertions, supersessions and time spans come from the rule layers either way.", ""]
+        if llm["failed_calls"]:
+            lines += [f"**The LLM failed** ({llm['errors'][0]}): the chunks it failed on were scored with the rules, "
+                      "so the entity scores below do not measure the LLM"
+                      + (f"; the run stopped after {llm['stopped_after']}." if llm.get("stopped_after") else "."), ""]
+    lines += ["| split | conv | assertions P / R / F1 | supersessions P / R / F1 | validity exact / overlap "
+              "| time exact | time overlap | time detected / spurious | entities P / R / F1 | entities B³ F1 "
+              "| named entities F1 |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for s, m in result["splits"].items():
         a, su, t, e, en = m["assertions"], m["supersessions"], m["times"], m["entities"], m["entities_without_speakers"]
         lines.append(
