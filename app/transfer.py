@@ -25,9 +25,11 @@ def export_events(conn: Connection, tenant_id: int, batch: int = 1000) -> Iterat
     last: tuple[str, datetime, int] | None = None
     while True:
         t = EventTable
+        old = EventTable.__table__.alias("old")  # a correction names the event_id it supersedes
         q = select(
             t.id, t.conversation_id, t.event_id, t.speaker, t.recipient, t.role, t.content, t.occurred_at, t.metadata_,
-        ).where(t.tenant_id == tenant_id)
+            old.c.event_id.label("supersedes"),
+        ).outerjoin(old, old.c.id == t.supersedes_id).where(t.tenant_id == tenant_id)
         if last is not None:
             from sqlalchemy import tuple_
 
@@ -36,11 +38,14 @@ def export_events(conn: Connection, tenant_id: int, batch: int = 1000) -> Iterat
         if not rows:
             return
         for r in rows:
-            yield {
+            rec = {
                 "conversation_id": r.conversation_id, "event_id": r.event_id, "speaker": r.speaker,
                 "recipient": r.recipient, "role": r.role, "content": r.content,
                 "occurred_at": r.occurred_at.isoformat(), "metadata": r.metadata,
             }
+            if r.supersedes is not None:
+                rec["supersedes"] = r.supersedes
+            yield rec
         last = (rows[-1].conversation_id, rows[-1].occurred_at, rows[-1].id)
 
 
@@ -58,6 +63,7 @@ def event_from_record(rec: dict[str, Any]) -> Event:
         recipient=rec.get("recipient"), role=rec.get("role"),
         occurred_at=datetime.fromisoformat(at) if isinstance(at, str) else at,
         metadata=rec.get("metadata") or {},
+        supersedes=None if rec.get("supersedes") is None else str(rec["supersedes"]),
     )
 
 

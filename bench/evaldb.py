@@ -1,7 +1,7 @@
 """A development database of the benchmark data, built once in-process, for fitting on the train
 split and choosing on the validation split without going through HTTP.
 
-    python -m bench.evaldb build [--var-dir var/eval] [--longmemeval N]
+    python -m bench.evaldb build [--var-dir var/eval] [--longmemeval N] [--split all|train|validation]
 
 Every LoCoMo dev and BEAM 100K conversation (and, with `--longmemeval N`, the haystacks of the first
 N LongMemEval_S questions of each split) is written through the service's writer into a tenant
@@ -40,7 +40,7 @@ def attach(var_dir: Path = ROOT / "var" / "eval") -> int:
     return int(tid)
 
 
-def build(data_dir: Path, var_dir: Path, longmemeval: int = 0) -> int:
+def build(data_dir: Path, var_dir: Path, longmemeval: int = 0, split: str = "all") -> int:
     from bench.datasets import load_beam, load_locomo, subset
     from bench.splits import select
 
@@ -48,7 +48,10 @@ def build(data_dir: Path, var_dir: Path, longmemeval: int = 0) -> int:
         raise SystemExit(f"{var_dir} exists: stop its server and remove it first (each build starts fresh)")
     var_dir.mkdir(parents=True)
     _env(var_dir.resolve())
+    # `split` keeps one split's conversations (validation alone: a quicker database to choose on)
     sets = [load_locomo(data_dir), load_beam(data_dir)]
+    if split != "all":
+        sets = [select(ds, split) for ds in sets]
     if longmemeval:
         from bench.longmemeval import load_longmemeval
 
@@ -69,9 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data")
     p.add_argument("--var-dir", type=Path, default=ROOT / "var" / "eval")
     p.add_argument("--longmemeval", type=int, default=0, help="haystacks of this many questions per split")
+    p.add_argument("--split", choices=["all", "train", "validation"], default="all",
+                   help="LoCoMo and BEAM conversations of this split only")
     a = p.parse_args(argv)
     os.environ.setdefault("PALIMPSEST_LOG_LEVEL", "WARNING")
-    build(a.data_dir, a.var_dir.resolve(), a.longmemeval)
+    build(a.data_dir, a.var_dir.resolve(), a.longmemeval, a.split)
     return 0
 
 

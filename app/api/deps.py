@@ -67,6 +67,7 @@ def require(scope: str):
 
 reader = require("read")
 writer = require("write")
+admin = require("admin")  # destructive calls (erasure), the audit log, the tenant's language
 
 
 def only_query_params(*allowed: str):

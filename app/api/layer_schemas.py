@@ -7,6 +7,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 _VERSION = Field(description="The layer version these rows were computed by; null until the layer has run.")
+_NEXT = Field(default=None, description="Pass as `?cursor=` (with the same other parameters) for the next page; "
+              "null on the last page. Every page of a listing reads the layer version of its first page.")
 
 
 class EpisodeOut(BaseModel):
@@ -24,6 +26,7 @@ class EpisodesOut(BaseModel):
     conversation_id: str
     layer_version: str | None = _VERSION
     episodes: list[EpisodeOut]
+    next_cursor: str | None = _NEXT
 
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "conversation_id": "conv-1", "layer_version": "consolidation/1+assertions/1",
@@ -63,6 +66,7 @@ class TimelineOut(BaseModel):
     layer_version: str | None = _VERSION
     assertions: list[AssertionOut]
     contradictions: list[ContradictionOut]
+    next_cursor: str | None = _NEXT
 
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "conversation_id": "conv-1", "layer_version": "consolidation/1+assertions/1",
@@ -99,8 +103,10 @@ class GraphOut(BaseModel):
     layer_version: str | None = _VERSION
     nodes: list[GraphNodeOut]
     edges: list[GraphEdgeOut]
-    stats: dict[str, Any] = Field(description="Seeds, counts, whether `limit` cut the neighbourhood, and the "
-                                              "whole conversation's graph statistics.")
+    stats: dict[str, Any] = Field(description="Seeds, counts on this page, whether the walk was cut at the page's "
+                                              "end, the page's `offset` in the walk, and the whole conversation's "
+                                              "graph statistics.")
+    next_cursor: str | None = _NEXT
 
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "conversation_id": "conv-1", "layer_version": "graph/2+graph_extract/1",
@@ -136,6 +142,7 @@ class SpeakersOut(BaseModel):
     conversation_id: str
     layer_version: str | None = _VERSION
     speakers: list[SpeakerProfileOut]
+    next_cursor: str | None = _NEXT
 
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "conversation_id": "conv-1", "layer_version": "engrams/1",

@@ -47,7 +47,12 @@ class _BodyTooLarge(Exception):
 async def _too_large(send: Send, limit: int) -> None:
     import json
 
-    body = json.dumps({"error": "payload_too_large", "detail": f"request body is over {limit} bytes"}).encode()
+    from app.api.errors import error_body
+
+    field = {"path": "body", "message": f"is over the {limit} bytes allowed (PALIMPSEST_MAX_BODY_BYTES)",
+             "type": "too_large"}
+    body = json.dumps(error_body(413, f"the request body is over the {limit} bytes allowed; send fewer events "
+                                      "per request", [field])).encode()
     await send({"type": "http.response.start", "status": 413,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})

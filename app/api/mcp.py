@@ -9,9 +9,12 @@ Two transports serve them:
   tenant of the key of the HTTP request that carried it (the SDK calls the API in-process through
   `httpx.ASGITransport` with that key). The server is *stateless* with JSON answers: any API
   replica can answer any MCP request, so no sticky sessions are needed behind a load balancer.
+  Two servers run side by side: a key with the `admin` scope is served the one that has the
+  destructive `forget` tool; every other key the one without it (it is not even listed).
 - **stdio** (`run_stdio()`, the `palimpsest mcp` command): for agent hosts that start a local
   process. It reads `PALIMPSEST_URL` (default http://127.0.0.1:8000) and `PALIMPSEST_API_KEY`
   and talks to the HTTP API over the network through the SDK. stdout carries only the protocol.
+  `forget` is offered only when that key has `admin` (asked of `GET /v1/status` at start).
 
 The streamable HTTP session manager must run while the API runs: `mount_mcp` wraps the app's
 lifespan to start it (a fresh one each time the lifespan starts) unless told not to, in which
@@ -30,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
+from app.api.errors import error_body
 from app.api.mcp_tools import build_server
 from palimpsest.client import AsyncPalimpsest
 
@@ -80,18 +84,19 @@ class MCPMount:
 
     def __init__(self, app: FastAPI) -> None:
         self.app = app
-        self.manager: StreamableHTTPSessionManager | None = None
+        self.manager: StreamableHTTPSessionManager | None = None  # the tools without `forget`
+        self.admin_manager: StreamableHTTPSessionManager | None = None  # with it: keys with `admin`
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":  # pragma: no cover - routes only pass http here
             return
         if self.manager is None:
-            await _json(send, 503, {"error": "unavailable", "detail": "the MCP server is not running"},
+            await _json(send, 503, error_body(503, "the MCP server is not running"),
                         {"Retry-After": "2"})
             return
         key = _bearer(scope)
         if key is None:
-            await _json(send, 401, {"error": "unauthorized", "detail": "missing bearer API key"},
+            await _json(send, 401, error_body(401, "missing bearer API key"),
                         {"WWW-Authenticate": "Bearer"})
             return
         import anyio.to_thread
@@ -100,11 +105,11 @@ class MCPMount:
         try:
             who = await anyio.to_thread.run_sync(_authenticate, key)
         except SQLAlchemyError:
-            await _json(send, 503, {"error": "unavailable", "detail": "database unavailable; retry"},
+            await _json(send, 503, error_body(503, "database unavailable; retry"),
                         {"Retry-After": "2"})
             return
         if who is None:
-            await _json(send, 401, {"error": "unauthorized", "detail": "invalid or revoked API key"},
+            await _json(send, 401, error_body(401, "invalid or revoked API key"),
                         {"WWW-Authenticate": "Bearer"})
             return
         from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -114,7 +119,8 @@ class MCPMount:
         # The SDK reads `user` to tie what it keeps per caller to this key's principal.
         token = AccessToken(token=key, client_id=f"tenant-{who.tenant_id}/key-{who.key_id}", scopes=list(who.scopes))
         scope = {**scope, "user": AuthenticatedUser(token), "auth": AuthCredentials(list(who.scopes))}
-        await self.manager.handle_request(scope, receive, send)
+        manager = self.admin_manager if "admin" in who.scopes and self.admin_manager is not None else self.manager
+        await manager.handle_request(scope, receive, send)
 
     @asynccontextmanager
     async def client_for(self, ctx: Context) -> AsyncIterator[AsyncPalimpsest]:
@@ -136,24 +142,26 @@ class MCPMount:
 
     @asynccontextmanager
     async def lifespan(self) -> AsyncIterator[None]:
-        """Run a fresh MCP server and session manager for as long as the app runs."""
+        """Run fresh MCP servers and session managers (without and with `forget`) for as long as the app runs."""
         from mcp.server.transport_security import TransportSecuritySettings
 
-        server = build_server(self.client_for)
-        # Stateless + JSON: every request stands alone, so any replica can answer it. DNS-rebinding
-        # checks are off: access needs a Bearer key, which a rebinding page cannot have, and Host
-        # is the service's name inside a cluster.
-        server.streamable_http_app(
-            streamable_http_path=MCP_PATH, stateless_http=True, json_response=True,
-            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-        )
-        manager = server.session_manager
-        async with manager.run():
-            self.manager = manager
+        managers = []
+        for forget in (False, True):
+            server = build_server(self.client_for, forget=forget)
+            # Stateless + JSON: every request stands alone, so any replica can answer it. DNS-rebinding
+            # checks are off: access needs a Bearer key, which a rebinding page cannot have, and Host
+            # is the service's name inside a cluster.
+            server.streamable_http_app(
+                streamable_http_path=MCP_PATH, stateless_http=True, json_response=True,
+                transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+            )
+            managers.append(server.session_manager)
+        async with managers[0].run(), managers[1].run():
+            self.manager, self.admin_manager = managers
             try:
                 yield
             finally:
-                self.manager = None
+                self.manager = self.admin_manager = None
 
 
 def mount_mcp(app: FastAPI, *, path: str = MCP_PATH, manage_lifespan: bool = True) -> None:
@@ -203,7 +211,18 @@ async def _serve_stdio(url: str, key: str) -> None:
         async def client_for(_ctx: Context) -> AsyncIterator[AsyncPalimpsest]:
             yield pal
 
-        await build_server(client_for).run_stdio_async()
+        await build_server(client_for, forget=await _key_is_admin(pal)).run_stdio_async()
+
+
+async def _key_is_admin(pal: AsyncPalimpsest) -> bool:
+    """Whether the key has the `admin` scope (`forget` is offered only then); False when the API
+    cannot say (an older server, or it is down: the tool stays off)."""
+    from palimpsest.client import errors
+
+    try:
+        return "admin" in (await pal.service_status()).get("scopes", [])
+    except errors.PalimpsestError:
+        return False
 
 
 def run_stdio() -> None:

@@ -1,6 +1,7 @@
 """Palimpsest's MCP tools: `remember` (write an event), `recall` (evidence and a budgeted context
 for a question), `timeline` (a conversation's events in time order, paged) and `forget` (delete a
-conversation).
+conversation), which is only offered to a key with the `admin` scope (`build_server(forget=...)`):
+an agent's read/write key never sees it, and the API refuses erasure without `admin` anyway.
 
 The tools are defined once, over an SDK client (`palimpsest.client.AsyncPalimpsest`) that
 `build_server(client_for)` asks for per call, so they always go through the HTTP API's routes:
@@ -27,8 +28,9 @@ INSTRUCTIONS = (
     "Palimpsest is a long-term memory. `remember` stores what was said, verbatim, in a "
     "conversation (give the speaker and, if known, when it was said). `recall` answers a question "
     "with the stored evidence: a dated, time-ordered `context` to read, plus the ranked items. "
-    "`timeline` lists a conversation's events in order. `forget` deletes a whole conversation."
+    "`timeline` lists a conversation's events in order."
 )
+FORGET_INSTRUCTIONS = " `forget` deletes a whole conversation (try `dry_run` first: it only counts)."
 
 ClientFor = Callable[[Context], AbstractAsyncContextManager[AsyncPalimpsest]]
 
@@ -112,10 +114,11 @@ def _forget_unsupported(exc: errors.PalimpsestError) -> bool:
     return exc.status_code == 404 and isinstance(exc.body, dict) and exc.body.get("detail") == "Not Found"
 
 
-def build_server(client_for: ClientFor) -> MCPServer:
-    """The MCP server with Palimpsest's tools; `client_for(ctx)` yields the SDK client a call uses."""
-    server: MCPServer = MCPServer(SERVER_NAME, title="Palimpsest memory", instructions=INSTRUCTIONS,
-                                  version="0.1.0")
+def build_server(client_for: ClientFor, *, forget: bool = False) -> MCPServer:
+    """The MCP server with Palimpsest's tools; `client_for(ctx)` yields the SDK client a call uses.
+    `forget` (for keys with the `admin` scope only) adds the destructive tool."""
+    server: MCPServer = MCPServer(SERVER_NAME, title="Palimpsest memory", version="0.1.0",
+                                  instructions=INSTRUCTIONS + (FORGET_INSTRUCTIONS if forget else ""))
 
     @server.tool(
         annotations=ToolAnnotations(title="Remember", read_only_hint=False, destructive_hint=False,
@@ -130,13 +133,17 @@ def build_server(client_for: ClientFor) -> MCPServer:
         event_id: Annotated[str | None, Field(description="Your id for it; a repeat with the same id stores nothing.")] = None,
         role: Annotated[str | None, Field(description="Chat role, e.g. user or assistant.")] = None,
         metadata: Annotated[dict[str, Any] | None, Field(description="Any JSON object kept with the event.")] = None,
+        supersedes: Annotated[str | None, Field(
+            description="To correct an earlier event: its event_id (same conversation). The old version is kept "
+                        "and linked; recall then finds this one.")] = None,
     ) -> Remembered:
-        """Store one event in long-term memory, verbatim. Stored events are never rewritten; they
-        become searchable by `recall` within seconds (the meaning index is built in the background)."""
+        """Store one event in long-term memory, verbatim. Stored events are never rewritten (a
+        correction is a new version naming the event it `supersedes`); they become searchable by
+        `recall` within seconds (the meaning index is built in the background)."""
         async with client_for(ctx) as pal:
             try:
                 r = await pal.add_event(conversation_id, speaker, content, occurred_at=occurred_at,
-                                        event_id=event_id, role=role, metadata=metadata)
+                                        event_id=event_id, role=role, metadata=metadata, supersedes=supersedes)
             except errors.PalimpsestError as exc:
                 raise _tool_error(exc, "remember failed") from None
         return Remembered(conversation_id=conversation_id, id=r.id, event_id=r.event_id, status=r.status)
@@ -153,6 +160,8 @@ def build_server(client_for: ClientFor) -> MCPServer:
         end: Annotated[datetime | None, Field(description="Only events at or before this time (ISO 8601).")] = None,
         as_of: Annotated[datetime | None, Field(description="When the question is asked (ISO 8601): relative dates "
                                                 "in it are read from here; default: the newest event.")] = None,
+        where: Annotated[dict[str, Any] | None, Field(description="Only events whose metadata contains this JSON "
+                                                      "object, e.g. {\"user\": \"u-42\"}.")] = None,
     ) -> Recalled:
         """Find what memory holds about a question: the evidence (verbatim events, best first, with
         each retrieval signal's rank and score) and `context`, the evidence to read in time order."""
@@ -160,7 +169,7 @@ def build_server(client_for: ClientFor) -> MCPServer:
         async with client_for(ctx) as pal:
             try:
                 out = await pal.query(query, conversation_id=conversation_id, top_k=top_k, token_budget=token_budget,
-                                      speakers=speakers, time_range=time_range, as_of=as_of)
+                                      speakers=speakers, time_range=time_range, as_of=as_of, where=where)
             except errors.PalimpsestError as exc:
                 raise _tool_error(exc, "recall failed") from None
         return Recalled(
@@ -195,6 +204,9 @@ def build_server(client_for: ClientFor) -> MCPServer:
             next_cursor=page.next_cursor,
         )
 
+    if not forget:
+        return server
+
     @server.tool(
         annotations=ToolAnnotations(title="Forget", read_only_hint=False, destructive_hint=True,
                                     idempotent_hint=True, open_world_hint=False),
@@ -202,12 +214,14 @@ def build_server(client_for: ClientFor) -> MCPServer:
     async def forget(
         ctx: Context,
         conversation_id: Annotated[str, Field(description="The conversation to delete, with all its events.")],
+        dry_run: Annotated[bool, Field(description="Only count what would be deleted (per table); delete nothing.")]
+        = False,
     ) -> Forgotten:
         """Delete a whole conversation from memory: its events and everything derived from them.
-        This cannot be undone."""
+        This cannot be undone; the erasure is recorded in the audit log. `dry_run` only counts."""
         async with client_for(ctx) as pal:
             try:
-                res = await pal.delete_conversation(conversation_id)
+                res = await pal.delete_conversation(conversation_id, dry_run=dry_run)
             except errors.PalimpsestError as exc:
                 if _forget_unsupported(exc):
                     raise ToolError(

@@ -17,6 +17,7 @@ from pydantic import (
 )
 from pydantic.fields import FieldInfo
 
+from app.api.paging import CURSOR_MAX_CHARS, CURSOR_PATTERN
 from app.domain.event import Event, StoredEvent
 from app.domain.recipe import options_model
 from app.settings import get_settings
@@ -75,6 +76,7 @@ _ID = {"min_length": 1, "max_length": _S.max_id_length, "pattern": NO_NUL}
 EVENT_LIMITS: dict[str, FieldInfo] = {
     "conversation_id": Field(**_ID),
     "event_id": Field(**_ID),
+    "supersedes": Field(**_ID),
     "speaker": Field(**_ID),
     "recipient": Field(max_length=_S.max_id_length, pattern=NO_NUL),
     "role": Field(max_length=64, pattern=NO_NUL),
@@ -112,7 +114,7 @@ class EventIn(_with_limits(Event, EVENT_LIMITS)):  # type: ignore[misc]
             raise ValueError("content must not contain NUL characters (PostgreSQL text cannot store them)")
         return v
 
-    @field_validator("conversation_id", "event_id", "speaker", "recipient", "role")
+    @field_validator("conversation_id", "event_id", "speaker", "recipient", "role", "supersedes")
     @classmethod
     def _no_nul(cls, v: str | None) -> str | None:
         if v is not None and "\x00" in v:
@@ -144,6 +146,22 @@ class EventIn(_with_limits(Event, EVENT_LIMITS)):  # type: ignore[misc]
         return v
 
 
+def check_where(v: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A metadata filter (`where`) within the metadata limits: it is matched against stored metadata."""
+    if v is None:
+        return v
+    import json
+
+    if _depth(v) > _S.max_metadata_depth:
+        raise ValueError(f"where is nested deeper than {_S.max_metadata_depth} levels")
+    raw = json.dumps(v, ensure_ascii=False)
+    if len(raw.encode()) > _S.max_metadata_bytes:
+        raise ValueError(f"where is over the {_S.max_metadata_bytes}-byte limit")
+    if "\\u0000" in raw:
+        raise ValueError("where must not contain NUL characters")
+    return v
+
+
 class EventBatch(Strict):
     events: list[EventIn] = Field(min_length=1, max_length=_S.max_batch_events)
 
@@ -166,7 +184,7 @@ class EventBatch(Strict):
 
 class EventResult(BaseModel):
     id: int
-    event_id: str | None
+    event_id: str | None = Field(description="The client's id, or the one the server derived when none was given.")
     status: str = Field(description="created, or duplicate (a retry; the existing row is returned)")
 
 
@@ -193,6 +211,8 @@ class ConversationSummary(BaseModel):
 
 class ConversationList(BaseModel):
     conversations: list[ConversationSummary]
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` (with the same filters) for the "
+                                    "next page; null on the last page.")
 
 
 class ConversationStatus(BaseModel):
@@ -213,6 +233,30 @@ class TimeRange(Strict):
         return self
 
 
+class ConversationSearch(Strict):
+    # the filters of GET /v1/conversations, as a JSON body (a `where` object reads better here)
+    where: dict[str, Any] | None = Field(
+        default=None, examples=[{"user": "u-42"}],
+        description="Only conversations with an event whose metadata contains this object (as in /v1/query).")
+    speakers: list[Annotated[str, Field(min_length=1, max_length=_S.max_id_length, pattern=NO_NUL)]] | None = Field(
+        default=None, max_length=100, description="Only conversations in which one of these speakers said something.")
+    time_range: TimeRange | None = Field(default=None, description="Only conversations with an event in this range.")
+    text: str | None = Field(default=None, min_length=1, max_length=_S.max_query_chars, pattern=NOT_BLANK,
+                             examples=["hiking trip"],
+                             description="Only conversations with an event saying these words (full-text search: "
+                             "stemmed words, `\"quoted phrases\"`, `-excluded`, `or`).")
+    prefix: str | None = Field(default=None, min_length=1, max_length=_S.max_id_length, pattern=NO_NUL,
+                               description="Only conversation ids starting with this.")
+    limit: Count = Field(default=200, ge=1, le=1000)
+    cursor: str | None = Field(default=None, min_length=3, max_length=CURSOR_MAX_CHARS, pattern=CURSOR_PATTERN,
+                               description="`next_cursor` of the previous page, with the same filters.")
+
+    @field_validator("where")
+    @classmethod
+    def _where(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        return check_where(v)
+
+
 # Every Recipe field, optional (unset = the server's setting), with the recipe's bounds and descriptions;
 # types are strict here as elsewhere in the API (a switch is true or false, never 0 or "yes").
 PipelineOptions = options_model(
@@ -230,6 +274,13 @@ class QueryIn(Strict):
     speakers: list[Annotated[str, Field(max_length=_S.max_id_length, pattern=NO_NUL)]] | None = Field(
         default=None, max_length=100)
     time_range: TimeRange | None = None
+    where: dict[str, Any] | None = Field(
+        default=None, examples=[{"project": "apollo"}],
+        description="Only events whose metadata contains this object (PostgreSQL `@>`): each key present with "
+        "an equal value; a nested object matches a subset, an array matches when each element is found in the "
+        "event's array. Combines with `conversation_id` (omit it to search every conversation of the tenant), "
+        f"`speakers` and `time_range`. At most {_S.max_metadata_bytes // 1024} KiB, "
+        f"{_S.max_metadata_depth} levels deep.")
     as_of: Timestamp | None = Field(
         default=None, examples=["2023-06-01T12:00:00Z"],
         description="The time the question is asked at: relative dates in it (\"last May\", \"two weeks ago\") "
@@ -240,6 +291,11 @@ class QueryIn(Strict):
     @classmethod
     def _as_of(cls, v: datetime | None) -> datetime | None:
         return _utc(v)
+
+    @field_validator("where")
+    @classmethod
+    def _where(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        return check_where(v)
 
     @field_validator("query")
     @classmethod
@@ -270,6 +326,8 @@ class QueryItem(BaseModel):
     stages: dict[str, Any] = Field(default_factory=dict,
                                    description="How each stage moved the item: fusion rank, the learned model's score and "
                                                "top feature contributions, reweight factors, rerank.")
+    supersedes_id: int | None = Field(default=None, description="When this event is a correction: the id of the "
+                                      "version it superseded (kept verbatim in the log; retrieval uses the newest).")
 
 
 class ContextEntry(BaseModel):
@@ -333,20 +391,28 @@ class AnswerOut(BaseModel):
     model: str
 
 
-class ErrorOut(BaseModel):
-    error: str = Field(examples=["not_found"])
-    detail: Any = Field(default=None, examples=["event 42 not found"])
-
-
 class FieldError(BaseModel):
-    field: str = Field(examples=["events[0].content"])
-    message: str
-    type: str
+    """One field at fault: where it is in the request, and what is wrong with it in words."""
+
+    path: str = Field(description="The field's path in the request (`events[0].content`; `body` for the body "
+                      "as a whole; a query parameter by its name).", examples=["events[0].content"])
+    message: str = Field(description="What is wrong, in words.", examples=["must not be blank"])
+    type: str | None = Field(default=None, description="A stable code for programs (pydantic's error type, "
+                             "`changed_retry`, `utf8_invalid`, ...).", examples=["string_pattern_mismatch"])
 
 
-class ValidationErrorOut(BaseModel):
-    error: str = Field(examples=["invalid_request"])
-    detail: list[FieldError]
+class ErrorOut(BaseModel):
+    """The one shape of every error answer (app/api/errors.py)."""
+
+    error: str = Field(description="A stable code: invalid_request, unauthorized, forbidden, not_found, conflict, "
+                       "payload_too_large, rate_limited, ...", examples=["invalid_request"])
+    detail: str = Field(description="What went wrong, in a sentence.",
+                        examples=["events[0].content: must not be blank (and must not contain NUL characters)"])
+    fields: list[FieldError] = Field(default_factory=list, description="Each field at fault (empty when the "
+                                     "error is not about a field).")
+
+
+ValidationErrorOut = ErrorOut  # the 422 answer is the same shape
 
 
 def _error(description: str) -> dict:

@@ -14,12 +14,11 @@ def query_cmd(
     pipeline: list[str] = typer.Option([], "--pipeline", "-p", help="stage override key=value (repeatable)"),
     show_context: bool = typer.Option(False, "--context", help="also print the assembled context"),
 ) -> None:
-    """Ask a running service and print the ranked evidence with each signal's rank and score."""
+    """Ask a running service and print the ranked evidence with each signal's rank and score, one block
+    per item, wrapped to the terminal's width."""
     import json
 
     import httpx
-    from rich.console import Console
-    from rich.table import Table
 
     overrides = {}
     for item in pipeline:
@@ -33,21 +32,58 @@ def query_cmd(
         body["conversation_id"] = conversation
     if overrides:
         body["pipeline"] = overrides
-    r = httpx.post(f"{url}/v1/query", json=body, headers={"Authorization": f"Bearer {api_key}"}, timeout=60)
+    try:
+        r = httpx.post(f"{url}/v1/query", json=body, headers={"Authorization": f"Bearer {api_key}"}, timeout=60)
+    except httpx.ConnectError:
+        typer.echo(f"error: no service answers at {url} (start one with `make run`, or pass --url)", err=True)
+        raise typer.Exit(1) from None
     if r.status_code != 200:
-        typer.echo(f"error {r.status_code}: {r.text}", err=True)
+        try:
+            detail = r.json().get("detail", r.text)
+        except ValueError:
+            detail = r.text
+        typer.echo(f"error {r.status_code}: {detail}", err=True)
         raise typer.Exit(1)
-    out = r.json()
-    signals = sorted({name for it in out["items"] for name in it["signals"]})
-    table = Table(title=f"{question}  ({out['context_tokens']} context tokens)")
-    for col in ("#", "score", *signals, "ctx", "when", "speaker", "content"):
-        table.add_column(col, overflow="fold")
-    for rank, it in enumerate(out["items"], start=1):
-        cells = [f"{it['signals'][s]['rank']} ({it['signals'][s]['score']:.3f})" if s in it["signals"] else "-"
-                 for s in signals]
-        table.add_row(str(rank), f"{it['score']:.4f}", *cells, "✓" if it["in_context"] else "",
-                      it["occurred_at"][:16], it["speaker"], it["content"][:200])
-    console = Console()
-    console.print(table)
+    typer.echo(render(question, r.json(), _width(), show_context))
+
+
+def _width() -> int:
+    import shutil
+
+    return max(40, shutil.get_terminal_size(fallback=(80, 24)).columns)  # COLUMNS wins when set
+
+
+def render(question: str, out: dict, width: int = 80, show_context: bool = False) -> str:
+    """The answer as text that fits `width` columns: one block per item (rank, score, when, who,
+    whether it is in the context), its content wrapped below, then each signal's rank and score."""
+    import textwrap
+
+    indent = "    "
+    wrap = textwrap.TextWrapper(width=width, initial_indent=indent, subsequent_indent=indent,
+                                break_long_words=True, break_on_hyphens=False)
+    head = [f"{question}", f"{len(out.get('items', []))} items, {out.get('context_tokens', 0)} context tokens"
+            + (f", intent {out['intent']['label']}" if isinstance(out.get("intent"), dict)
+               and out["intent"].get("label") else "")
+            + (", abstain" if out.get("abstain") else "")]
+    lines = [*(textwrap.wrap(head[0], width) or [""]), *textwrap.wrap(head[1], width), ""]
+    for rank, it in enumerate(out.get("items", []), start=1):
+        when = str(it.get("occurred_at", ""))[:16].replace("T", " ")
+        flags = [x for x in ("in context" if it.get("in_context") else "",
+                             "superseded" if it.get("superseded_by") or it.get("superseded") else "") if x]
+        top = f"{rank:>2}. {it.get('score', 0):.4f}  {when}  {it.get('speaker', '')}"
+        lines += textwrap.wrap(top + (f"  [{', '.join(flags)}]" if flags else ""), width,
+                               subsequent_indent=indent)
+        content = str(it.get("content", ""))
+        if len(content) > 1000:
+            content = content[:1000] + "…"
+        for para in content.splitlines() or [""]:
+            lines += wrap.wrap(para) or [indent]
+        signals = [f"{name} #{sig['rank']} ({sig['score']:.3f})" for name, sig in sorted(it.get("signals", {}).items())]
+        if signals:
+            lines += textwrap.wrap(" · ".join(signals), width, initial_indent=indent, subsequent_indent=indent)
+        lines.append("")
     if show_context:
-        console.print(out["context"])
+        lines += ["context:", ""]
+        for para in str(out.get("context", "")).splitlines():
+            lines += textwrap.wrap(para, width, subsequent_indent="  ") or [""]
+    return "\n".join(lines).rstrip() + "\n"

@@ -64,7 +64,9 @@ def import_cmd(
         for _ in islice(records, done):  # resume: skip what an earlier run committed
             pass
         while chunk := list(islice(records, batch)):
-            if fmt != "jsonl":  # a restore stays verbatim; other formats get stable ids (re-runs are no-ops)
+            # the other formats get the importer's stable ids (kept for files imported before); a jsonl
+            # line without an event_id gets the server's derived one: either way a re-run is a no-op
+            if fmt != "jsonl":
                 for rec in chunk:
                     if rec.get("event_id") is None:
                         rec["event_id"] = stable_event_id(rec)

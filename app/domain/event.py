@@ -12,18 +12,23 @@ This module imports nothing but pydantic and the standard library: the SDK ships
 """
 from __future__ import annotations
 
-from datetime import datetime
+import hashlib
+import json
+from datetime import datetime, timezone
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 
 class Event(BaseModel):
-    """One event to write, verbatim. `event_id` makes a retry idempotent; `occurred_at` defaults to now."""
+    """One event to write, verbatim. `event_id` makes a retry idempotent (the server derives one when
+    none is given: `derive_event_id`); `occurred_at` defaults to now."""
 
     conversation_id: str = Field(examples=["conv-1"])
     event_id: str | None = Field(
-        default=None, description="Client id, unique per conversation; a retry with the same id creates nothing.",
+        default=None,
+        description="Client id, unique per conversation; a retry with the same id creates nothing. Left out, the "
+                    "server derives one from (conversation_id, speaker, occurred_at, content): `sdk1-` + 32 hex.",
         examples=["D1:3"],
     )
     speaker: str = Field(examples=["Ana"])
@@ -35,6 +40,12 @@ class Event(BaseModel):
                                          examples=["2023-05-08T13:56:00Z"])
     metadata: dict[str, Any] | None = Field(default=None, description="Any JSON object, kept with the event.",
                                             examples=[{"session": 1}])
+    supersedes: str | None = Field(
+        default=None,
+        description="A correction: the `event_id` of the event (same conversation) this one replaces. The old "
+                    "version is kept verbatim and linked (`superseded_by`); queries use the newest version.",
+        examples=[None],
+    )
 
 
 class StoredEvent(Event):
@@ -45,6 +56,35 @@ class StoredEvent(Event):
     occurred_at: datetime
     ingested_at: datetime
     metadata: dict[str, Any] = Field(default_factory=dict)
+    superseded_by: str | None = Field(default=None, description="The `event_id` of the correction that replaced "
+                                                                "this version, if any (this one stays as it was).")
+
+
+# The derived id's scheme (its version is the prefix): the SDK and the server derive the same id.
+DERIVED_ID_PREFIX = "sdk1-"
+
+
+def derive_event_id(conversation_id: str, speaker: str, occurred_at: datetime | None, content: str) -> str:
+    """The `event_id` of an event written without one: a hash of (conversation_id, speaker,
+    occurred_at in UTC to the microsecond, content), so the same event sent twice (a retry after a
+    timeout, a re-run of an import, a re-posted example) gets the same id and the second is a
+    `duplicate`. Events that differ in any of the four get different ids. Without an `occurred_at`
+    the time is left out of the hash: the same words from the same speaker in the same conversation
+    are then one event (give a time or an `event_id` to keep repeats apart; the SDK gives the time).
+    128 bits of SHA-256 in hex, prefixed `sdk1-` (37 characters)."""
+    stamp = None
+    if occurred_at is not None:
+        at = occurred_at.replace(tzinfo=timezone.utc) if occurred_at.tzinfo is None else occurred_at.astimezone(timezone.utc)
+        stamp = at.isoformat(timespec="microseconds")
+    payload = json.dumps([conversation_id, speaker, stamp, content], ensure_ascii=False, separators=(",", ":"))
+    return DERIVED_ID_PREFIX + hashlib.sha256(payload.encode("utf-8")).hexdigest()[:32]
+
+
+def with_event_id(ev: Event) -> Event:
+    """`ev` with its `event_id`: the given one, or the derived one."""
+    if ev.event_id is not None:
+        return ev
+    return ev.model_copy(update={"event_id": derive_event_id(ev.conversation_id, ev.speaker, ev.occurred_at, ev.content)})
 
 
 def turn_text(speaker: str | None, content: str) -> str:
@@ -66,6 +106,8 @@ def changed_fields(retry: Event, stored: Any) -> list[str]:
         out.append("occurred_at")
     if retry.metadata is not None and retry.metadata != (stored.metadata or {}):
         out.append("metadata")
+    if retry.supersedes is not None and hasattr(stored, "supersedes") and retry.supersedes != stored.supersedes:
+        out.append("supersedes")
     return out
 
 

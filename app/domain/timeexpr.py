@@ -150,7 +150,21 @@ def _month_num(tok: str) -> int:
     return MONTHS[tok.lower().rstrip(".")]
 
 
-def _resolve_atom(kind: str, m: re.Match[str], ref: date) -> Span | None:
+# A question about what is planned or coming reads a month, a season or a day named without a year
+# forward: "Where is she going in the fall?" asked in June is about the coming fall.
+_FUTURE_Q = re.compile(
+    r"\b(will|shall|going to|gonna|plan|plans|planning|planned to|intend|intends|upcoming|hope to|hoping to|"
+    r"about to|scheduled|expect|expecting)\b|'ll\b",
+    re.I,
+)
+
+
+def asks_about_future(question: str) -> bool:
+    """Does the question ask about something planned or still to come?"""
+    return _FUTURE_Q.search(question) is not None
+
+
+def _resolve_atom(kind: str, m: re.Match[str], ref: date, future: bool = False) -> Span | None:
     g = m.groups()
     try:
         if kind == "iso":
@@ -160,12 +174,19 @@ def _resolve_atom(kind: str, m: re.Match[str], ref: date) -> Span | None:
             mo, dd = _month_num(mon), int(re.sub(r"\D", "", day))
             if g[2]:
                 y = int(g[2])
+            elif future:  # no year, a plan: the first such day not before the reference
+                y = ref.year if (mo, dd) >= (ref.month, ref.day) else ref.year + 1
             else:  # no year: the most recent such day not after the reference
                 y = ref.year if (mo, dd) <= (ref.month, ref.day) else ref.year - 1
             return day_span(date(y, mo, dd))
         if kind == "part_month":
             part, mo = g[0].lower(), _month_num(g[1])
-            y = int(g[2]) if g[2] else (ref.year if mo <= ref.month else ref.year - 1)
+            if g[2]:
+                y = int(g[2])
+            elif future:  # the current month counts: "end of May" asked in May is this May
+                y = ref.year if mo >= ref.month else ref.year + 1
+            else:
+                y = ref.year if mo <= ref.month else ref.year - 1
             s, e = month_span(y, mo)
             if part == "early" or part.startswith(("beginning", "start")):
                 return s, date(y, mo, 11)
@@ -185,13 +206,18 @@ def _resolve_atom(kind: str, m: re.Match[str], ref: date) -> Span | None:
             return month_span(int(g[1]), _month_num(g[0]))
         if kind == "in_month":
             mo = _month_num(g[0])
+            if future:
+                return month_span(ref.year if mo >= ref.month else ref.year + 1, mo)
             return month_span(ref.year if mo <= ref.month else ref.year - 1, mo)
         if kind == "season_year":
             return season_span(int(g[1]), g[0])
         if kind == "rel_season":
             return relative_season(ref, g[0], g[1])
         if kind == "in_season":
-            return relative_season(ref, "in", g[0])
+            span = relative_season(ref, "in", g[0])
+            if future and span[1] <= ref:  # over already: the coming one
+                span = relative_season(ref, "next", g[0])
+            return span
         if kind == "day_word":
             w = re.sub(r"\s+", " ", g[0].lower())
             off = {"the day before yesterday": -2, "yesterday": -1, "last night": -1, "tomorrow": 1}.get(w, 0)
@@ -241,13 +267,14 @@ def _resolve_atom(kind: str, m: re.Match[str], ref: date) -> Span | None:
 
 def _atoms(text: str, ref: date) -> list[tuple[int, int, str, date, date]]:
     """Non-overlapping resolved atoms (start, end, surface, from, to) in text order."""
+    future = asks_about_future(text)
     taken: list[tuple[int, int, str, date, date]] = []
     for kind, rx in _ATOMS:
         for m in rx.finditer(text):
             s, e = m.span()
             if any(s < te and ts < e for ts, te, *_ in taken):
                 continue
-            span = _resolve_atom(kind, m, ref)
+            span = _resolve_atom(kind, m, ref, future)
             if span is not None:
                 taken.append((s, e, m.group(0).strip(), span[0], span[1]))
     return sorted(taken)

@@ -32,14 +32,16 @@ from app.domain import gate
 from app.domain.gate import salience
 from app.domain.layers import assertions as assertion_rules
 from app.domain.layers import consolidation, engrams, surprise
-from app.domain.layers.events import jsonable
+from app.domain.layers.events import LayerEvent, jsonable
 from app.domain.layers.heat import HeatRecord, compute_heat, memory_created_at, with_importance
 from app.services.layer_job import Context, ConversationLayer
 from app.settings import get_settings
 from app.storage import episodes as episode_store
 from app.storage import events as event_store
 from app.storage import profiles as profile_store
+from app.storage import layer_state
 from app.storage import signals as signal_store
+from app.storage.events import EventRow
 from app.storage.tenants import tenant_gate_mode
 
 
@@ -48,8 +50,9 @@ from app.storage.tenants import tenant_gate_mode
 def build_gate(conn: Connection, ctx: Context) -> dict:
     s = get_settings()
     mode = tenant_gate_mode(conn, ctx.tenant_id, s.gate_mode_default)
-    if mode == "off":
-        return {"mode": mode, "evaluated": 0}
+    if mode == "off":  # nothing to score: the log is not read
+        return {"mode": mode, "evaluated": 0,
+                "log_events": layer_state.admitted_count(conn, ctx.tenant_id, ctx.conversation_id)}
     config = gate.GateConfig(mode=mode)  # type: ignore[arg-type]
     pending = set(ctx.pending)
     todo = sorted((r for r in ctx.all_rows if r.id in pending), key=lambda r: r.id)
@@ -139,33 +142,99 @@ def build_consolidation(conn: Connection, ctx: Context) -> dict:
 CONSOLIDATE = ConversationLayer("consolidate", consolidation_version, build_consolidation, needs_vectors=True)
 
 
+# ---------------------------------------------------------------- state (incremental runs)
+
+def new_rows(conn: Connection, ctx: Context, stored: layer_state.StoredState | None) -> list[EventRow] | None:
+    """The admitted pending events a stored state can be extended with, in time order; None when
+    it cannot: no state, an event at or before the watermark (late, or re-gated), a correction, or
+    a log that no longer holds exactly the events folded (an erasure)."""
+    if stored is None:
+        return None
+    new = layer_state.admitted_rows(conn, ctx.tenant_id, ctx.conversation_id, ctx.pending)
+    if stored.last_at is not None and any((r.occurred_at, r.id) <= (stored.last_at, stored.last_pk) for r in new):
+        return None
+    if any(r.supersedes_id is not None for r in new):
+        return None  # a correction takes its earlier version out of the log
+    if layer_state.folded_count(conn, ctx.tenant_id, ctx.conversation_id, stored.last_at, stored.last_pk) != stored.events:
+        return None
+    return new
+
+
+def save_state(conn: Connection, ctx: Context, layer: str, events: int, last: EventRow | None,
+               last_at: datetime | None, last_pk: int | None, data: dict) -> int:
+    if last is not None:
+        last_at, last_pk = last.occurred_at, last.id
+    return layer_state.save(conn, ctx.tenant_id, ctx.conversation_id, layer, ctx.version, events, last_at, last_pk,
+                            data)
+
+
 # ---------------------------------------------------------------- surprise (L5) and importance
 
-def build_surprise(conn: Connection, ctx: Context) -> dict:
-    scores = {int(s.event_id): s for s in surprise.score_conversation(ctx.events)}
-    records = signal_store.heat_records(conn, ctx.tenant_id, ctx.conversation_id, lock=True)
+def _surprise_rows(rows: list[EventRow], scores: dict[int, surprise.SurpriseScore], records: dict[int, dict],
+                   version: str) -> list[dict]:
     now = datetime.now(timezone.utc)
-    rows = []
-    for r in ctx.rows:
+    out = []
+    for r in rows:
         sc = scores[r.id]
         sal = r.gate_salience if r.gate_salience is not None else salience(r.content)[0]
         importance = round(max(sal, sc.sigma), 4)
         rec = with_importance(HeatRecord.from_dict(records[r.id]) if r.id in records else None,
                               memory_created_at(r.occurred_at, r.ingested_at), importance)
         state = compute_heat(rec, now)
-        rows.append({
-            "event_pk": r.id, "surprise_version": ctx.version, "surprise": sc.sigma, "surprise_facts": sc.fact_count,
+        out.append({
+            "event_pk": r.id, "surprise_version": version, "surprise": sc.sigma, "surprise_facts": sc.fact_count,
             "surprise_new_facts": sc.new_fact_count, "surprise_contradiction": sc.contradiction, "salience": sal,
             "importance": importance, "heat": state.heat, "heat_stage": state.stage.value,
             "heat_record": rec.to_dict(), "heat_updated_at": now,
         })
-    signal_store.set_surprise_signals(conn, ctx.tenant_id, ctx.conversation_id, rows)
+    return out
+
+
+def _surprise_stats(rows: list[dict], run: str, log_events: int, state_bytes: int) -> dict:
     sig = [r["surprise"] for r in rows]
     return {"events": len(rows), "mean_sigma": round(sum(sig) / len(sig), 4) if sig else 0.0,
-            "contradictions": sum(r["surprise_contradiction"] for r in rows)}
+            "contradictions": sum(r["surprise_contradiction"] for r in rows), "run": run,
+            "log_events": log_events, "state_bytes": state_bytes}
 
 
-SURPRISE = ConversationLayer("surprise", lambda: surprise.LAYER_VERSION, build_surprise)
+def build_surprise(conn: Connection, ctx: Context) -> dict:
+    st = surprise.SurpriseState()
+    scores = {int(s.event_id): s for s in surprise.score_conversation(ctx.events, st)}
+    records = signal_store.heat_records(conn, ctx.tenant_id, ctx.conversation_id, lock=True)
+    rows = _surprise_rows(ctx.rows, scores, records, ctx.version)
+    signal_store.set_surprise_signals(conn, ctx.tenant_id, ctx.conversation_id, rows)
+    speakers = sorted({r.speaker for r in ctx.rows if r.speaker})
+    size = save_state(conn, ctx, "surprise", len(ctx.rows), ctx.rows[-1] if ctx.rows else None, None, None,
+                      {"fold": st.to_dict(), "speakers": speakers})
+    return _surprise_stats(rows, "full", len(ctx.rows), size)
+
+
+def extend_surprise(conn: Connection, ctx: Context) -> dict | None:
+    """The batch's events scored against the stored state (seen facts, current values): the same
+    scores a full run gives them, because a full run is this fold over the whole log. An event by a
+    speaker the state does not know needs a full run (speakers' names are known names up front)."""
+    stored = layer_state.load(conn, ctx.tenant_id, ctx.conversation_id, "surprise", ctx.version)
+    new = new_rows(conn, ctx, stored)
+    if new is None or stored is None:
+        return None
+    speakers = set(stored.data["speakers"])
+    if {r.speaker for r in new if r.speaker} - speakers:
+        return None
+    st = surprise.SurpriseState.from_dict(stored.data["fold"])
+    if st.events != stored.events:
+        return None
+    events = [LayerEvent.of(r, seq=stored.events + i) for i, r in enumerate(new)]
+    scores = {int(e.id): st.update(e) for e in events}
+    records = {pk: rec for pk, (rec, _) in signal_store.heat_inputs(conn, ctx.tenant_id, [r.id for r in new]).items()
+               if rec is not None}
+    rows = _surprise_rows(new, scores, records, ctx.version)
+    signal_store.add_surprise_signals(conn, ctx.tenant_id, ctx.conversation_id, rows)
+    size = save_state(conn, ctx, "surprise", st.events, new[-1] if new else None, stored.last_at, stored.last_pk,
+                      {"fold": st.to_dict(), "speakers": sorted(speakers)})
+    return _surprise_stats(rows, "incremental", st.events, size)
+
+
+SURPRISE = ConversationLayer("surprise", lambda: surprise.LAYER_VERSION, build_surprise, extend=extend_surprise)
 
 
 # ---------------------------------------------------------------- engrams (L0)
@@ -177,13 +246,37 @@ def profile_json(p: engrams.SpeakerProfile) -> dict:
     return d
 
 
-def build_engrams(conn: Connection, ctx: Context) -> dict:
-    profiles = engrams.build_profiles(ctx.events)
+def _write_profiles(conn: Connection, ctx: Context, st: engrams.EngramState, last: EventRow | None,
+                    last_at: datetime | None, last_pk: int | None, run: str) -> dict:
+    profiles = st.profiles()
     profile_store.replace_profiles(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, [
         {"speaker": p.speaker, "message_count": p.message_count, "profile": profile_json(p), "style": p.style_vector}
         for p in profiles.values()
     ])
-    return {"speakers": len(profiles)}
+    size = save_state(conn, ctx, "engrams", st.events, last, last_at, last_pk, st.to_dict())
+    return {"speakers": len(profiles), "run": run, "log_events": st.events, "state_bytes": size}
 
 
-ENGRAMS = ConversationLayer("engrams", lambda: engrams.LAYER_VERSION, build_engrams)
+def build_engrams(conn: Connection, ctx: Context) -> dict:
+    st = engrams.EngramState(list(dict.fromkeys(e.speaker for e in ctx.events if e.speaker)))
+    for e in ctx.events:
+        st.add(e)
+    return _write_profiles(conn, ctx, st, ctx.rows[-1] if ctx.rows else None, None, None, "full")
+
+
+def extend_engrams(conn: Connection, ctx: Context) -> dict | None:
+    """The batch folded into the stored per-speaker counters; the profiles (a handful of rows) are
+    rewritten from them. A new speaker needs a full run (the state tells names from topics by them)."""
+    stored = layer_state.load(conn, ctx.tenant_id, ctx.conversation_id, "engrams", ctx.version)
+    new = new_rows(conn, ctx, stored)
+    if new is None or stored is None:
+        return None
+    st = engrams.EngramState.from_dict(stored.data)
+    if st is None or st.events != stored.events or not st.knows([r.speaker for r in new]):
+        return None
+    for i, r in enumerate(new):
+        st.add(LayerEvent.of(r, seq=stored.events + i))
+    return _write_profiles(conn, ctx, st, new[-1] if new else None, stored.last_at, stored.last_pk, "incremental")
+
+
+ENGRAMS = ConversationLayer("engrams", lambda: engrams.LAYER_VERSION, build_engrams, extend=extend_engrams)

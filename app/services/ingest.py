@@ -1,11 +1,15 @@
 """Ingest: write a batch of verbatim events in one transaction, then hand the new ones to the
 background layers. The API, the CLI's import, MCP (through the API) and restores all come here.
 
-A retry of a known `event_id` maps to the stored row and creates nothing; the same `event_id`
-twice in one batch is written once (`app.domain.event.plan_batch`). A retry that says something
-else under a known `event_id` (other content, speaker, time, ...) raises `ChangedRetry` and the
-whole batch is rolled back: the log is never silently overwritten, and a change is never silently
-dropped. Work is enqueued only after
+An event without an `event_id` gets the derived one (`app.domain.event.derive_event_id`: a hash
+of conversation, speaker, time and content), so a re-post or a re-import creates nothing. A retry
+of a known `event_id` maps to the stored row and creates nothing; the same `event_id` twice in one
+batch is written once (`app.domain.event.plan_batch`). A correction names the `event_id` it
+`supersedes`: it is written as a new version linked to the old one (`events.supersedes_id`), the
+old row is never touched, and an event is superseded at most once (correct the newest version).
+A retry that says something else under a known `event_id` (other content, speaker, time, ...)
+raises `ChangedRetry` and the whole batch is rolled back: the log is never silently overwritten,
+and a change is never silently dropped. Work is enqueued only after
 the transaction commits, so a worker never sees an uncommitted event; if the broker is down the
 outbox rows written with the events let the beat sweeper send it later.
 """
@@ -16,9 +20,10 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from sqlalchemy import Connection
+from sqlalchemy.exc import IntegrityError
 
 from app.domain import gate
-from app.domain.event import Event, changed_fields, plan_batch
+from app.domain.event import Event, changed_fields, plan_batch, with_event_id
 from app.domain.layer_registry import LAYERS
 from app.ports import Dispatcher
 from app.settings import get_settings
@@ -39,19 +44,35 @@ class WriteResult:
 
 class ChangedRetry(ValueError):
     """Events whose `event_id` is already taken by a different event: (position in the batch,
-    event_id, the fields that differ)."""
+    event_id, the fields that differ). `conversations` maps a position to its conversation."""
 
-    def __init__(self, changes: list[tuple[int, str, list[str]]]):
+    def __init__(self, changes: list[tuple[int, str, list[str]]], conversations: dict[int, str] | None = None):
         self.changes = changes
+        self.conversations = conversations or {}
         first = changes[0]
         super().__init__(f"event_id {first[1]!r} already holds a different event ({', '.join(first[2])} differ)")
+
+
+class BadCorrection(ValueError):
+    """A `supersedes` that cannot be taken: (position in the batch, message). A conflict with the
+    log as it is (409): the name matches no event, or that event was corrected already."""
+
+    def __init__(self, problems: list[tuple[int, str]], status: int):
+        self.problems, self.status = problems, status
+        super().__init__(problems[0][1])
 
 
 def ingest(tenant_id: int, batch: Sequence[Event], dispatcher: Dispatcher) -> list[WriteResult]:
     """Write the batch (one transaction), then enqueue every layer's work for the events it created."""
     layers = list(LAYERS)
-    with get_engine().begin() as conn:
-        results = write_batch(conn, tenant_id, batch, layers)
+    try:
+        with get_engine().begin() as conn:
+            results = write_batch(conn, tenant_id, batch, layers)
+    except IntegrityError as exc:  # two corrections of one event committed at once: the later one loses
+        if "uq_events_supersedes" not in str(exc.orig):
+            raise
+        raise BadCorrection([(0, "an event this batch corrects was corrected at the same time by another "
+                                 "request; read it again and correct the newest version")], 409) from None
     created = [r.id for r in results if r.status == "created"]
     for layer in layers:
         dispatcher.enqueue(layer, created)
@@ -64,7 +85,7 @@ def write_batch(
     """Write a batch inside the caller's transaction, with an outbox row per created event and layer
     (nothing is enqueued: see `ingest`); returns one result per input, in order."""
     now = now or datetime.now(timezone.utc)
-    batch = list(batch)
+    batch = [with_event_id(ev) for ev in batch]
     to_write, repeats = plan_batch(batch)
     s = get_settings()
     mode = tenants.tenant_gate_mode(conn, tenant_id, s.gate_mode_default)
@@ -74,6 +95,12 @@ def write_batch(
     else:
         decisions = gate_at_ingest(conn, tenant_id, batch, to_write, mode, now, s.gate_ingest_neighbours)
     ids = store.reserve_ids(conn, len(to_write))
+    targets = resolve_supersedes(conn, tenant_id, batch, dict(zip(to_write, ids)))
+    # a correction without a time of its own takes the time of the version it replaces
+    pk_pos = dict(zip(ids, to_write))
+    target_rows = store.get_events(conn, tenant_id, [t for t in targets.values() if t not in pk_pos])
+    target_time = {i: target_rows[t].occurred_at if t in target_rows else (batch[pk_pos[t]].occurred_at or now)
+                   for i, t in targets.items()}
     rows = []
     for pk, i in zip(ids, to_write):
         ev = batch[i]
@@ -93,8 +120,9 @@ def write_batch(
                 "recipient": ev.recipient,
                 "role": ev.role,
                 "content": ev.content,
-                "occurred_at": ev.occurred_at or now,
+                "occurred_at": ev.occurred_at or target_time.get(i) or now,
                 "metadata_": ev.metadata or {},
+                "supersedes_id": targets.get(i),
             }
         )
     inserted = store.insert_events(conn, rows)
@@ -106,7 +134,10 @@ def write_batch(
     for pk, i in zip(ids, to_write):
         if pk not in inserted:
             ev = batch[i]
-            diff = changed_fields(ev, stored[existing[(ev.conversation_id, ev.event_id)]])
+            was = stored[existing[(ev.conversation_id, ev.event_id)]]
+            diff = changed_fields(ev, was)
+            if ev.supersedes is not None and targets.get(i) != was.supersedes_id:
+                diff.append("supersedes")
             if diff:
                 changes.append((i, ev.event_id, diff))
     for i, j in repeats.items():
@@ -114,7 +145,7 @@ def write_batch(
         if diff:
             changes.append((i, batch[i].event_id, diff))
     if changes:
-        raise ChangedRetry(sorted(changes))
+        raise ChangedRetry(sorted(changes), {i: batch[i].conversation_id for i, _, _ in changes})
 
     results: dict[int, WriteResult] = {}
     for pk, i in zip(ids, to_write):
@@ -130,6 +161,48 @@ def write_batch(
         conn, tenant_id, [(r.id, r.conversation_id) for r in results.values() if r.status == "created"], layers
     )
     return [results[i] for i in range(len(batch))]
+
+
+def resolve_supersedes(conn: Connection, tenant_id: int, batch: list[Event], pk_of: dict[int, int]) -> dict[int, int]:
+    """Position -> pk of the event it corrects, for the events of the batch that name one
+    (`supersedes`: an `event_id` of the same conversation, stored or earlier in this batch).
+
+    Raises `BadCorrection` when the name matches no other event of the conversation, or that event
+    was corrected already by another version (a correction goes to the newest version).
+    `pk_of`: the pk reserved for each position that will be written.
+    """
+    asks = {i: ev for i, ev in enumerate(batch) if ev.supersedes is not None and i in pk_of}
+    if not asks:
+        return {}
+    in_batch = {(batch[i].conversation_id, batch[i].event_id): pk for i, pk in pk_of.items()}
+    stored = store.find_by_client_ids(conn, tenant_id, sorted({(ev.conversation_id, ev.supersedes) for ev in asks.values()}))
+    missing, out = [], {}
+    for i, ev in asks.items():
+        key = (ev.conversation_id, ev.supersedes)
+        target = stored.get(key, in_batch.get(key))
+        if ev.supersedes == ev.event_id or target is None:
+            missing.append((i, f"supersedes {ev.supersedes!r}: no other event with that event_id in conversation "
+                               f"{ev.conversation_id!r}"))
+        else:
+            out[i] = target
+    if missing:
+        raise BadCorrection(missing, 409)
+    taken = store.successors(conn, tenant_id, list(out.values()))
+    by_key = {(batch[i].conversation_id, batch[i].event_id): i for i in out}
+    clashes, claimed = [], {}
+    for i, target in sorted(out.items()):
+        ev = batch[i]
+        holder = taken.get(target)
+        if holder is not None and holder[1] != ev.event_id:
+            clashes.append((i, f"event {ev.supersedes!r} in conversation {ev.conversation_id!r} was corrected "
+                               f"already by {holder[1]!r}; correct the newest version"))
+        elif target in claimed and batch[claimed[target]].event_id != ev.event_id:
+            clashes.append((i, f"event {ev.supersedes!r} is corrected twice in this batch "
+                               f"(also by {batch[claimed[target]].event_id!r})"))
+        claimed.setdefault(target, by_key[(ev.conversation_id, ev.event_id)])
+    if clashes:
+        raise BadCorrection(clashes, 409)
+    return out
 
 
 def gate_at_ingest(

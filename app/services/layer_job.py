@@ -19,15 +19,29 @@ from app.storage.events import EventRow
 
 @dataclass
 class Context:
-    """One conversation's input to a layer."""
+    """One conversation's input to a layer. The log and the vectors are read on first use, so a
+    layer that extends its state with the new events (`ConversationLayer.extend`) never reads the
+    whole conversation."""
 
     tenant_id: int
     conversation_id: str
     version: str
-    rows: list[EventRow]  # admitted events, time order
     pending: list[int]  # outbox rows this run will mark done
-    vectors: dict[int, np.ndarray] | None = None
-    all_rows: list[EventRow] = field(default_factory=list)  # gated-out events included
+    load_log: Callable[[], list[EventRow]] = field(repr=False, default=lambda: [])  # gated-out included
+    load_vectors: Callable[[], dict[int, np.ndarray]] | None = field(repr=False, default=None)
+    force: bool = False  # a rebuild: recompute from the whole log
+
+    @cached_property
+    def all_rows(self) -> list[EventRow]:  # gated-out events included, time order
+        return self.load_log()
+
+    @cached_property
+    def rows(self) -> list[EventRow]:  # admitted events, time order
+        return [r for r in self.all_rows if r.gate_status != "gated_out"]
+
+    @cached_property
+    def vectors(self) -> dict[int, np.ndarray] | None:
+        return self.load_vectors() if self.load_vectors is not None else None
 
     @cached_property
     def events(self) -> list[LayerEvent]:
@@ -44,8 +58,11 @@ class Context:
 class ConversationLayer:
     layer: str
     version: Callable[[], str]  # the current version (the graph's depends on the extractor)
-    build: Callable[[Connection, Context], dict]  # writes the slice, returns stats
+    build: Callable[[Connection, Context], dict]  # writes the slice from the whole log, returns stats
     needs_vectors: bool = False
+    # extends the slice with the pending events only, from the layer's stored state; None when it
+    # cannot (no state, an event before the watermark, an erased event...): then `build` runs
+    extend: Callable[[Connection, Context], dict | None] | None = None
 
 
 @dataclass(frozen=True)

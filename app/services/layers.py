@@ -19,6 +19,7 @@ in `workers/` are thin shells over these functions and own the retry policy.
 """
 from __future__ import annotations
 
+import os
 import time
 from typing import Iterator
 
@@ -31,6 +32,7 @@ from app.domain.layer_registry import DEPENDS, LAYERS, dependents_of
 from app.ports import Dispatcher
 from app.services.builds import CONSOLIDATE, ENGRAMS, GATE, SURPRISE
 from app.services.graph_build import GRAPH
+from app.services import language
 from app.services.layer_job import Context, ConversationLayer, Outcome
 from app.settings import get_settings
 from app.storage import events as event_store
@@ -42,6 +44,9 @@ log = structlog.get_logger(__name__)
 # The conversation-level layers' jobs, by layer name.
 JOBS: dict[str, ConversationLayer] = {j.layer: j for j in (GATE, CONSOLIDATE, SURPRISE, ENGRAMS, GRAPH)}
 EMBED = "embed"
+# Layers with state extend it with a batch's events (O(batch)); off: every run recomputes (the
+# behaviour before migration 0009, kept for comparison: `process_conversation(..., incremental=False)`, `bench.growth`).
+INCREMENTAL = os.environ.get("PALIMPSEST_INCREMENTAL_LAYERS", "1") not in ("0", "false", "no")
 
 
 def embed_pending(pks: list[int], engine: Engine | None = None) -> int:
@@ -67,11 +72,16 @@ def mark_failed(layer: str, pks: list[int], error: str, engine: Engine | None = 
 
 
 def process_conversation(layer: str, tenant_id: int, conversation_id: str, *, force: bool = False,
-                         version: str | None = None, engine: Engine | None = None) -> Outcome:
-    """Recompute one conversation's slice of `layer` if it has pending rows (always, with `force`)."""
+                         version: str | None = None, engine: Engine | None = None,
+                         incremental: bool | None = None) -> Outcome:
+    """Bring one conversation's slice of `layer` up to date if it has pending rows (always, with
+    `force`). A layer that keeps state extends it with the pending events alone when it can
+    (`incremental`, default PALIMPSEST_INCREMENTAL_LAYERS); otherwise, and always with `force`, it
+    recomputes from the whole log."""
     job = JOBS[layer]
     engine = engine or get_engine()
     version = version or job.version()
+    use_state = INCREMENTAL if incremental is None else incremental
     t0 = time.perf_counter()
     with engine.begin() as conn:
         layer_runs.lock_conversation(conn, job.layer, tenant_id, conversation_id)
@@ -80,22 +90,32 @@ def process_conversation(layer: str, tenant_id: int, conversation_id: str, *, fo
             return Outcome("nothing")
         if not force and outbox.pending_layers(conn, tenant_id, conversation_id, DEPENDS.get(job.layer, ())):
             return Outcome("waiting")
-        all_rows = event_store.conversation_log(conn, tenant_id, conversation_id, include_gated_out=True)
-        rows = [r for r in all_rows if r.gate_status != "gated_out"]
-        vecs = None
-        if job.needs_vectors:
-            vecs = vectors.conversation_vectors(conn, tenant_id, conversation_id, get_settings().embedding_model_name)
-        ctx = Context(tenant_id, conversation_id, version, rows, pending, vecs, all_rows)
-        stats = job.build(conn, ctx) or {}
+        # English-only rule layers do not run on other languages (app.services.language; #18 item 5)
+        if (skipped := language.skip(conn, job.layer, tenant_id, conversation_id, version, pending, force)) is not None:
+            return skipped
+        model = get_settings().embedding_model_name
+        ctx = Context(
+            tenant_id, conversation_id, version, pending,
+            load_log=lambda: event_store.conversation_log(conn, tenant_id, conversation_id, include_gated_out=True),
+            load_vectors=(lambda: vectors.conversation_vectors(conn, tenant_id, conversation_id, model))
+            if job.needs_vectors else None,
+            force=force,
+        )
+        stats = None
+        if job.extend is not None and use_state and not force:
+            stats = job.extend(conn, ctx)
+        if stats is None:
+            stats = job.build(conn, ctx) or {}
+        n_events = int(stats["log_events"]) if "log_events" in stats else len(ctx.rows)
         seconds = time.perf_counter() - t0
-        layer_runs.record_run(conn, tenant_id, conversation_id, job.layer, version, len(rows), seconds, stats)
+        layer_runs.record_run(conn, tenant_id, conversation_id, job.layer, version, n_events, seconds, stats)
         if force:
             outbox.mark_conversation_done(conn, job.layer, tenant_id, conversation_id)
         else:
             outbox.mark_done(conn, job.layer, pending)
-    log.info("layer_built", layer=job.layer, tenant=tenant_id, conversation=conversation_id, events=len(rows),
-             marked=len(pending), seconds=round(seconds, 3), version=version)
-    return Outcome("done", len(rows), len(pending), seconds, stats)
+    log.info("layer_built", layer=job.layer, tenant=tenant_id, conversation=conversation_id, events=n_events,
+             marked=len(pending), seconds=round(seconds, 3), version=version, run=stats.get("run", "full"))
+    return Outcome("done", n_events, len(pending), seconds, stats)
 
 
 def run_for_pks(layer: str, pks: list[int], dispatcher: Dispatcher | None = None) -> dict[str, int]:

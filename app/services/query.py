@@ -24,6 +24,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from app.domain.filters import metadata_matches
 from app.domain.recipe import Recipe
 from app.domain.retrieval.assemble import AssemblyPlan, ContextItem, SummaryItem, assemble
 from app.domain.retrieval.fusion import first_occurrences
@@ -98,7 +99,7 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
         conn, q.scope, query=q.query if recipe.lexical and q.query.strip() else None,
         reference=recipe.intent and q.as_of is None,
         speakers=SEPARATION.wants_speakers(recipe, q.scope, qvec is not None),
-        graph=GRAPH.wants_version(recipe, q.scope), hnsw=qvec is not None)
+        graph=GRAPH.wants_version(recipe, q.scope), hnsw=qvec is not None, language=recipe.learned)
     anchor = q.as_of if q.as_of is not None else ctx.pre.reference_time
     if recipe.intent:
         ctx.intent = get_router(embedder.encode, llm).route(q.query, reference_time=anchor,
@@ -130,7 +131,10 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
     ranked = fuse(signals, weights, recipe.rrf_k, rows, q.scope)
     clock.lap("fusion")
 
-    model = (fusion_model or installed_fusion_ranker()) if recipe.learned and ranked else None
+    # The learned model was fitted on English conversations, with features from layers that English-only
+    # rules build; in another language those features are absent and it misranks: fusion's order stands.
+    learned = recipe.learned and ctx.pre.english is not False
+    model = (fusion_model or installed_fusion_ranker()) if learned and ranked else None
     if model is not None:
         # the reweight's factors are among the model's features: it does not apply again on top
         ranked = learned_ranked(ranked, model, query=q.query, intent=intent, signals=signals, signals_of=sig,
@@ -146,7 +150,7 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
         clock.lap("rerank")
 
     out = _assemble(conn, q, recipe, embedder, ranked, sig)
-    out.recipe = recipe.describe() | {"rerank": bool(recipe.rerank and reranker is not None)}
+    out.recipe = recipe.describe() | {"rerank": bool(recipe.rerank and reranker is not None), "learned": learned}
     out.intent = intent.to_dict() | {"reference_time": anchor.isoformat() if anchor else None} \
         if intent is not None else None
     out.as_of = anchor if intent is not None else q.as_of
@@ -162,13 +166,17 @@ def _assemble(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
     """The context: direct evidence, the turns around the strongest of it (read here), and when direct
     evidence did not fit, its episodes' summaries in its place (read then, a second pass)."""
     near = neighbours(conn, q.scope.tenant_id, [r.event.id for r in ranked[: recipe.neighbour_of]], recipe.neighbours)
+    if q.scope.where is not None:
+        # a metadata filter is a boundary (one user's, one project's events): the turns around the
+        # evidence join the context only when they pass it too
+        near = {pk: [e for e in evs if metadata_matches(e.metadata, q.scope.where)] for pk, evs in near.items()}
     known = {r.event.id: r.event for r in ranked} | {e.id: e for rows_ in near.values() for e in rows_}
     plan = AssemblyPlan(direct=q.top_k, neighbour_of=recipe.neighbour_of if recipe.neighbours else 0,
                         notice=recipe.notice)
-    ctx_ranked = [_ctx_item(r.event) for r in ranked]
-    ctx_near = {pk: [_ctx_item(e) for e in evs] for pk, evs in near.items()}
+    ctx_ranked = [_ctx_item(r.event, sig, known) for r in ranked]
+    ctx_near = {pk: [_ctx_item(e, sig, known) for e in evs] for pk, evs in near.items()}
     ctx = assemble(ctx_ranked, q.token_budget, embedder.count_tokens, neighbours=ctx_near, plan=plan)
-    if recipe.summaries and ctx.missing_direct:
+    if recipe.summaries and ctx.missing_direct and q.scope.where is None:  # a summary may quote filtered-out turns
         summaries = _summaries(conn, q.scope.tenant_id, ctx.missing_direct, sig)
         if summaries:
             ctx = assemble(ctx_ranked, q.token_budget, embedder.count_tokens, neighbours=ctx_near, plan=plan,
@@ -176,6 +184,10 @@ def _assemble(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
     items = ranked[: q.top_k]
     for it in items:
         it.in_context = it.event.id in ctx.included
+        newer = sig[it.event.id].superseded_by if it.event.id in sig else None
+        if newer is not None:  # the response says so too: a later statement replaced this one's claim
+            it.stages["superseded_by"] = {"id": newer, "occurred_at": known[newer].occurred_at.isoformat()
+                                          if newer in known else None}
     context_items = sorted(((known[pk], ctx.reasons[pk]) for pk in ctx.included),
                            key=lambda x: (x[0].occurred_at, x[0].id))
     return QueryOutput(items, ctx.text, ctx.tokens, {}, context_items, ctx.left_out, summaries=ctx.summaries)
@@ -195,8 +207,12 @@ def _summaries(conn: Connection, tenant_id: int, pks: list[int],
     return out
 
 
-def _ctx_item(e: EventRow) -> ContextItem:
-    return ContextItem(e.id, e.speaker, e.content, e.occurred_at)
+def _ctx_item(e: EventRow, sig: dict[int, EventSignalsView] | None = None,
+              known: dict[int, EventRow] | None = None) -> ContextItem:
+    """The event as the context shows it, with the later event that superseded it (from the layers)."""
+    newer = sig[e.id].superseded_by if sig and e.id in sig else None
+    at = known[newer].occurred_at if newer is not None and known and newer in known else None
+    return ContextItem(e.id, e.speaker, e.content, e.occurred_at, newer, at)
 
 
 # ---------------------------------------------------------------- one request, as the API runs it

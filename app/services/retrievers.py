@@ -90,7 +90,7 @@ def lexical_signal(
     this conversation."""
     if not query.strip():
         return []
-    terms = query_lexemes(conn, query) if terms is None else terms
+    terms = query_lexemes(conn, query, scope) if terms is None else terms
     if not terms:
         return []
     from app.settings import get_settings

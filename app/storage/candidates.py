@@ -32,14 +32,31 @@ class Scope:
     speakers: tuple[str, ...] | None = None
     start: datetime | None = None
     end: datetime | None = None
+    # metadata filter: canonical JSON text of an object the event's metadata must contain (`@>`,
+    # served by the GIN index of migration 0007); `app.domain.filters.where_json` writes it
+    where: str | None = None
+
+
+# Retrieval reads the newest version of a corrected event (the older ones stay in the log): migration 0006.
+CURRENT_VERSION = "NOT EXISTS (SELECT 1 FROM events v WHERE v.supersedes_id = {alias}.id)"
 
 
 def _filters(scope: Scope, alias: str = "e") -> tuple[str, dict]:
-    clauses = [f"{alias}.tenant_id = :tenant_id", f"({alias}.gate_status IS NULL OR {alias}.gate_status <> 'gated_out')"]
+    clauses = [f"{alias}.tenant_id = :tenant_id", f"({alias}.gate_status IS NULL OR {alias}.gate_status <> 'gated_out')",
+               CURRENT_VERSION.format(alias=alias)]
     params: dict = {"tenant_id": scope.tenant_id}
     if scope.conversation_id is not None:
         clauses.append(f"{alias}.conversation_id = :conversation_id")
         params["conversation_id"] = scope.conversation_id
+    more, extra = filter_clauses(scope, alias)
+    return " AND ".join(clauses + more), params | extra
+
+
+def filter_clauses(scope: Scope, alias: str = "e") -> tuple[list[str], dict]:
+    """The request's event filters (speakers, time range, metadata) as SQL clauses and parameters;
+    none at all when the scope has no filter."""
+    clauses: list[str] = []
+    params: dict = {}
     if scope.speakers:
         clauses.append(f"{alias}.speaker = ANY(:speakers)")
         params["speakers"] = list(scope.speakers)
@@ -49,7 +66,10 @@ def _filters(scope: Scope, alias: str = "e") -> tuple[str, dict]:
     if scope.end is not None:
         clauses.append(f"{alias}.occurred_at <= :end")
         params["end"] = scope.end
-    return " AND ".join(clauses), params
+    if scope.where is not None:
+        clauses.append(f"{alias}.metadata @> CAST(:where AS jsonb)")
+        params["where"] = scope.where
+    return clauses, params
 
 
 # The events matching any of the finding terms (an OR over the GIN index; a question rarely shares
@@ -72,9 +92,23 @@ WHERE u.lexeme = ANY(:terms)
 _SCOPE_STATS_SQL = "SELECT count(*), coalesce(avg(length(e.search_tsv)), 0) FROM events e WHERE {filters}"
 
 
-def query_lexemes(conn: Connection, query: str) -> list[str]:
-    """The stemmed, stop-word-free terms of a question, as full-text search sees them."""
-    return _lexemes(conn.execute(text("SELECT websearch_to_tsquery('english', :q)::text"), {"q": query}).scalar_one())
+# The text-search configuration a question is read with: its conversation's language, else its
+# tenant's (`english`, or `simple` for every other language: app.domain.language, migration 0008).
+# Parameters :t (tenant) and :c (conversation, or NULL for a tenant-wide question).
+SEARCH_CONFIG_SQL = ("coalesce((SELECT cs.search_config FROM conversation_settings cs WHERE cs.tenant_id = :t "
+                     "AND cs.conversation_id = :c), (SELECT tn.search_config FROM tenants tn WHERE tn.id = :t), "
+                     "'english'::regconfig)")
+
+
+def query_lexemes(conn: Connection, query: str, scope: Scope | None = None) -> list[str]:
+    """The stemmed, stop-word-free terms of a question, as full-text search sees them (in the
+    scope's language; English without a scope)."""
+    if scope is None:
+        sql, params = "SELECT websearch_to_tsquery('english', :q)::text", {"q": query}
+    else:
+        sql = f"SELECT websearch_to_tsquery({SEARCH_CONFIG_SQL}, :q)::text"
+        params = {"q": query, "t": scope.tenant_id, "c": scope.conversation_id}
+    return _lexemes(conn.execute(text(sql), params).scalar_one())
 
 
 def _lexemes(tsquery: str | None) -> list[str]:
@@ -137,7 +171,7 @@ def scope_stats(conn: Connection, scope: Scope, max_age_s: float | None = None) 
         from app.settings import get_settings
 
         max_age_s = get_settings().lexical_stats_ttl_s
-    key = (scope.tenant_id, scope.conversation_id, scope.speakers, scope.start, scope.end)
+    key = (scope.tenant_id, scope.conversation_id, scope.speakers, scope.start, scope.end, scope.where)
     now = time.monotonic()
     hit = _STATS.get(key)
     if hit is not None and now - hit[0] < max_age_s:
@@ -216,6 +250,8 @@ def conversation_speakers(conn: Connection, tenant_id: int, conversation_id: str
 
 
 # ---------------------------------------------------------------- lexical over derived text
+# The derived text is written by the English rule layers (skipped for other languages: they leave
+# none), so it is indexed and searched in 'english'.
 
 _EXTRA_SQL = """
 WITH q AS (
@@ -225,6 +261,7 @@ SELECT s.event_pk, ts_rank_cd(s.search_extra_tsv, q.tsq, 1) AS score
 FROM event_signals s JOIN events e ON e.id = s.event_pk, q
 WHERE s.tenant_id = :tenant_id {conv} AND s.search_extra_tsv @@ q.tsq
   AND (e.gate_status IS NULL OR e.gate_status <> 'gated_out')
+  AND NOT EXISTS (SELECT 1 FROM events v WHERE v.supersedes_id = e.id)
 ORDER BY score DESC, s.event_pk
 LIMIT :limit
 """
@@ -250,6 +287,7 @@ FROM events e JOIN embeddings em ON em.event_pk = e.id AND em.model = :model
 {join}
 WHERE e.tenant_id = :tenant_id {conv}
   AND (e.gate_status IS NULL OR e.gate_status <> 'gated_out')
+  AND NOT EXISTS (SELECT 1 FROM events v WHERE v.supersedes_id = e.id)
   AND ({when})
 ORDER BY em.embedding <=> :vec, e.id
 LIMIT :limit
@@ -287,19 +325,22 @@ class Preliminaries:
     reference_time: datetime | None = None  # when the scope last heard something
     speakers: list[str] | None = None  # the conversation's profiled speakers
     graph_version: str | None = None  # the graph layer's version to read (the latest run)
+    english: bool | None = None  # whether the scope's language is English (None: not asked)
 
 
 def preliminaries(conn: Connection, scope: Scope, *, query: str | None = None, reference: bool = False,
-                  speakers: bool = False, graph: bool = False, hnsw: bool = False) -> Preliminaries:
+                  speakers: bool = False, graph: bool = False, hnsw: bool = False,
+                  language: bool = False) -> Preliminaries:
     """What the searches need before they run, as one statement: the question's lexemes (`query`),
     the scope's latest event time (`reference`: relative dates are read from it), the conversation's
-    speakers and its graph version (the run computed last), and the HNSW scan settings for the rest
-    of the transaction (`hnsw`). No statement at all when nothing is asked."""
+    speakers and its graph version (the run computed last), whether the scope's language is English
+    (`language`), and the HNSW scan settings for the rest of the transaction (`hnsw`). No statement at
+    all when nothing is asked."""
     cols: list[str] = []
     params: dict[str, Any] = {"t": scope.tenant_id, "c": scope.conversation_id}
     conv = " AND conversation_id = :c" if scope.conversation_id is not None else ""
     if query is not None:
-        cols.append("websearch_to_tsquery('english', :q)::text")
+        cols.append(f"websearch_to_tsquery({SEARCH_CONFIG_SQL}, :q)::text")  # the scope's language
         params["q"] = query
     if reference:
         cols.append(f"(SELECT max(occurred_at) FROM events WHERE tenant_id = :t{conv})")
@@ -309,6 +350,8 @@ def preliminaries(conn: Connection, scope: Scope, *, query: str | None = None, r
     if graph:
         cols.append("(SELECT layer_version FROM layer_runs WHERE tenant_id = :t AND conversation_id = :c"
                     " AND layer = 'graph' ORDER BY computed_at DESC LIMIT 1)")
+    if language:
+        cols.append(f"({SEARCH_CONFIG_SQL}) = 'english'::regconfig")
     if hnsw:
         cols.append(HNSW_SETTINGS)
         params["ef"] = hnsw_ef()
@@ -320,4 +363,5 @@ def preliminaries(conn: Connection, scope: Scope, *, query: str | None = None, r
         reference_time=next(row) if reference else None,
         speakers=list(next(row) or []) if speakers else None,
         graph_version=next(row) if graph else None,
+        english=bool(next(row)) if language else None,
     )

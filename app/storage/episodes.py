@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Iterable
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, func, select, tuple_
 
 from app.storage.layer_runs import current_version, delete_slice, insert_slice
 from app.storage.models import AssertionRow, ContradictionRow, EpisodeRow
@@ -123,3 +123,51 @@ def timeline_for(conn: Connection, tenant_id: int, conversation_id: str, layer_v
 
 def contradictions_for(conn: Connection, tenant_id: int, conversation_id: str, prefer: str | None = None) -> list[ContradictionView]:
     return timeline_for(conn, tenant_id, conversation_id, prefer=prefer)[2]
+
+
+# ---------------------------------------------------------------- pages (the API's cursor-paged reads)
+
+
+def episodes_page(conn: Connection, tenant_id: int, conversation_id: str, version: str, after: int | None,
+                  limit: int) -> list[EpisodeView]:
+    """Up to `limit` episodes of one version after the episode index `after`, in order."""
+    e = EpisodeRow
+    q = (select(e.idx, e.start_at, e.end_at, e.speakers, e.boundary, e.summary, e.event_pks, e.summary_event_pks)
+         .where(e.tenant_id == tenant_id, e.conversation_id == conversation_id, e.layer_version == version))
+    if after is not None:
+        q = q.where(e.idx > after)
+    res = conn.execute(q.order_by(e.idx).limit(limit))
+    return [EpisodeView(r[0], r[1], r[2], list(r[3]), r[4], r[5], list(r[6]), list(r[7])) for r in res]
+
+
+def assertions_page(conn: Connection, tenant_id: int, conversation_id: str, version: str, *,
+                    after: tuple[datetime, int, str] | None, limit: int, entity: str | None = None,
+                    attribute: str | None = None) -> list[AssertionView]:
+    """Up to `limit` assertions of one version in time order (time, event, key) after `after`."""
+    a = AssertionRow
+    q = select(a.key, a.event_pk, a.entity, a.attribute, a.value, a.asserted_at, a.negated, a.superseded_by_key).where(
+        a.tenant_id == tenant_id, a.conversation_id == conversation_id, a.layer_version == version)
+    if entity is not None:
+        q = q.where(func.lower(a.entity) == entity.lower())
+    if attribute is not None:
+        q = q.where(a.attribute == attribute)
+    if after is not None:
+        q = q.where(tuple_(a.asserted_at, a.event_pk, a.key) > tuple_(*after))
+    return [AssertionView(*r) for r in conn.execute(q.order_by(a.asserted_at, a.event_pk, a.key).limit(limit))]
+
+
+def contradictions_page(conn: Connection, tenant_id: int, conversation_id: str, version: str, *,
+                        after: tuple[datetime, str] | None, limit: int, entity: str | None = None,
+                        attribute: str | None = None) -> list[ContradictionView]:
+    """Up to `limit` contradictions of one version in order of the later time (then key) after `after`."""
+    c = ContradictionRow
+    q = select(c.key, c.entity, c.attribute, c.earlier_event_pk, c.later_event_pk, c.earlier_value, c.later_value,
+               c.earlier_at, c.later_at, c.kind).where(
+        c.tenant_id == tenant_id, c.conversation_id == conversation_id, c.layer_version == version)
+    if entity is not None:
+        q = q.where(func.lower(c.entity) == entity.lower())
+    if attribute is not None:
+        q = q.where(c.attribute == attribute)
+    if after is not None:
+        q = q.where(tuple_(c.later_at, c.key) > tuple_(*after))
+    return [ContradictionView(*r) for r in conn.execute(q.order_by(c.later_at, c.key).limit(limit))]

@@ -29,6 +29,7 @@ EVENT_COLUMNS = (
     Event.gate_prediction_error,
     Event.gate_score,
     Event.gate_status,
+    Event.supersedes_id,
 )
 
 
@@ -49,6 +50,7 @@ class EventRow:
     gate_prediction_error: float | None = None
     gate_score: float | None = None
     gate_status: str | None = None
+    supersedes_id: int | None = None  # a correction: the event this version replaces
 
 
 def _row(r) -> EventRow:  # noqa: ANN001
@@ -95,6 +97,31 @@ def find_by_client_ids(conn: Connection, tenant_id: int, keys: list[tuple[str, s
         )
     )
     return {(r.conversation_id, r.event_id): r.id for r in res}
+
+
+def successors(conn: Connection, tenant_id: int, pks: list[int]) -> dict[int, tuple[int, str | None]]:
+    """event pk -> (pk, event_id) of the version that supersedes it, for those of `pks` corrected already."""
+    if not pks:
+        return {}
+    res = conn.execute(select(Event.supersedes_id, Event.id, Event.event_id).where(
+        Event.tenant_id == tenant_id, Event.supersedes_id == any_pk(pks)))
+    return {r[0]: (r[1], r[2]) for r in res}
+
+
+def version_links(conn: Connection, tenant_id: int, pks: list[int]) -> dict[int, tuple[str | None, str | None]]:
+    """event pk -> (event_id it supersedes, event_id of the version superseding it), for those of
+    `pks` that are part of a correction (either side)."""
+    if not pks:
+        return {}
+    old, new = Event.__table__.alias("old"), Event.__table__.alias("new")
+    out: dict[int, list[str | None]] = {}
+    for pk, eid in conn.execute(select(new.c.id, old.c.event_id).join(old, old.c.id == new.c.supersedes_id)
+                                .where(new.c.tenant_id == tenant_id, new.c.id == any_pk(pks))):
+        out.setdefault(pk, [None, None])[0] = eid
+    for pk, eid in conn.execute(select(new.c.supersedes_id, new.c.event_id)
+                                .where(new.c.tenant_id == tenant_id, new.c.supersedes_id == any_pk(pks))):
+        out.setdefault(pk, [None, None])[1] = eid
+    return {pk: (a, b) for pk, (a, b) in out.items()}
 
 
 def get_event(conn: Connection, tenant_id: int, pk: int) -> EventRow | None:
@@ -191,12 +218,14 @@ JOIN LATERAL (
      WHERE p.tenant_id = c.tenant_id AND p.conversation_id = c.conversation_id
        AND (p.occurred_at, p.id) < (c.occurred_at, c.id)
        AND (p.gate_status IS NULL OR p.gate_status <> 'gated_out')
+       AND NOT EXISTS (SELECT 1 FROM events v WHERE v.supersedes_id = p.id)
      ORDER BY p.occurred_at DESC, p.id DESC LIMIT :window)
     UNION ALL
     (SELECT * FROM events f
      WHERE f.tenant_id = c.tenant_id AND f.conversation_id = c.conversation_id
        AND (f.occurred_at, f.id) > (c.occurred_at, c.id)
        AND (f.gate_status IS NULL OR f.gate_status <> 'gated_out')
+       AND NOT EXISTS (SELECT 1 FROM events v WHERE v.supersedes_id = f.id)
      ORDER BY f.occurred_at, f.id LIMIT :window)
 ) n ON true
 WHERE c.tenant_id = :tenant_id AND c.id = ANY(:ids)
@@ -226,11 +255,19 @@ def latest_event_time(conn: Connection, tenant_id: int, conversation_id: str | N
 # ---------------------------------------------------------------- the log, as the layers read it
 
 def conversation_log(conn: Connection, tenant_id: int, conversation_id: str, include_gated_out: bool = False) -> list[EventRow]:
-    """Every event of a conversation in time order (then id: arrival order for equal times)."""
-    q = select(*EVENT_COLUMNS).where(Event.tenant_id == tenant_id, Event.conversation_id == conversation_id)
+    """Every event of a conversation in time order (then id: arrival order for equal times); an
+    event a correction superseded is left out (its newest version is in)."""
+    q = select(*EVENT_COLUMNS).where(Event.tenant_id == tenant_id, Event.conversation_id == conversation_id,
+                                     ~exists_newer_version(Event.id))
     if not include_gated_out:
         q = q.where((Event.gate_status.is_(None)) | (Event.gate_status != "gated_out"))
     return [EventRow(*r) for r in conn.execute(q.order_by(Event.occurred_at, Event.id))]
+
+
+def exists_newer_version(pk_column):  # noqa: ANN001, ANN201
+    """SQL: a correction supersedes the event `pk_column` (the layers and retrieval read the newest version)."""
+    newer = Event.__table__.alias("newer")
+    return select(newer.c.id).where(newer.c.supersedes_id == pk_column).exists()
 
 
 def tenant_log(conn: Connection, tenant_id: int, conversation_id: str | None = None) -> list[EventRow]:

@@ -26,12 +26,13 @@ from app.storage.models import (
     GraphEdge,
     GraphNode,
     LayerRun,
+    LayerState,
     SpeakerProfileRow,
 )
 
 # Conversation-level tables: deleted explicitly with their conversation (no single event owns a row).
 CONVERSATION_TABLES = (EpisodeRow, AssertionRow, ContradictionRow, SpeakerProfileRow, GraphNode, GraphEdge,
-                       LayerRun)
+                       LayerRun, LayerState)
 # The slices each conversation-level layer writes (per-event signals are rewritten in place instead).
 LAYER_TABLES = {"consolidate": (EpisodeRow, AssertionRow, ContradictionRow), "engrams": (SpeakerProfileRow,),
                 "graph": (GraphNode, GraphEdge)}
@@ -101,6 +102,9 @@ def drop_other_versions(conn: Connection, tenant_id: int, conversation_id: str, 
     n += conn.execute(delete(LayerRun).where(
         LayerRun.tenant_id == tenant_id, LayerRun.conversation_id == conversation_id, LayerRun.layer == layer,
         LayerRun.layer_version != keep)).rowcount
+    conn.execute(delete(LayerState).where(
+        LayerState.tenant_id == tenant_id, LayerState.conversation_id == conversation_id, LayerState.layer == layer,
+        LayerState.layer_version != keep))
     return n
 
 

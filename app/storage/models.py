@@ -18,20 +18,23 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
     func,
     text,
 )
-from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, REGCONFIG, TSVECTOR
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 EMBEDDING_DIM = 384
 
-# Searchable text: speaker + content. 'english' gives stemming and stop words; the column is
-# generated so it can never drift from the verbatim content.
-TSV_EXPRESSION = "to_tsvector('english'::regconfig, coalesce(speaker, '') || ' ' || content)"
+# Searchable text: speaker + content, in the event's text-search configuration (`search_config`,
+# set on insert from its conversation's or tenant's language: migration 0008). 'english' (the
+# default) gives stemming and stop words, exactly the expression of migration 0001; every other
+# language 'simple'. The column is generated so it can never drift from the verbatim content.
+TSV_EXPRESSION = "to_tsvector(search_config, coalesce(speaker, '') || ' ' || content)"
 
 
 class Base(DeclarativeBase):
@@ -44,6 +47,9 @@ class Tenant(Base):
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
     gate_mode: Mapped[str] = mapped_column(String(16), server_default="off")
+    # The tenant's language (BCP 47) and the text-search configuration it maps to (migration 0008)
+    language: Mapped[str] = mapped_column(String(35), server_default="en")
+    search_config: Mapped[str] = mapped_column(REGCONFIG, server_default=text("'english'::regconfig"))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
@@ -70,12 +76,20 @@ class Event(Base):
         # the newest event of a whole tenant (a tenant-wide query's reference time): migration 0004
         Index("ix_events_tenant_time", "tenant_id", "occurred_at"),
         Index("ix_events_tsv", "search_tsv", postgresql_using="gin"),
+        # `where` metadata filters (`metadata @> :where`): migration 0007
+        Index("ix_events_metadata", "metadata", postgresql_using="gin", postgresql_ops={"metadata": "jsonb_path_ops"}),
+        # one version supersedes a given event at most (corrections form a chain): migration 0006
+        Index("uq_events_supersedes", "supersedes_id", unique=True, postgresql_where=text("supersedes_id IS NOT NULL")),
     )
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
     tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
     conversation_id: Mapped[str] = mapped_column(String(256))
     event_id: Mapped[str | None] = mapped_column(String(256), nullable=True)
+    # A correction: the event this version replaces (the old row is kept verbatim): migration 0006
+    supersedes_id: Mapped[int | None] = mapped_column(
+        BigInteger, ForeignKey("events.id", ondelete="SET NULL", name="fk_events_supersedes"), nullable=True
+    )
     speaker: Mapped[str] = mapped_column(String(256))
     recipient: Mapped[str | None] = mapped_column(String(256), nullable=True)
     role: Mapped[str | None] = mapped_column(String(64), nullable=True)
@@ -89,6 +103,8 @@ class Event(Base):
     gate_prediction_error: Mapped[float | None] = mapped_column(Float, nullable=True)
     gate_score: Mapped[float | None] = mapped_column(Float, nullable=True)
     gate_status: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    # set by the events_search_config trigger on insert (migration 0008); never by the writer
+    search_config: Mapped[str] = mapped_column(REGCONFIG, server_default=text("'english'::regconfig"))
     search_tsv = mapped_column(TSVECTOR, Computed(TSV_EXPRESSION, persisted=True))
 
 
@@ -298,6 +314,40 @@ class GraphEdge(Base):
     dst_event_pk: Mapped[int | None] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"), nullable=True)
 
 
+class ConversationSetting(Base):
+    """A conversation's own language, over its tenant's (migration 0008)."""
+
+    __tablename__ = "conversation_settings"
+
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True)
+    conversation_id: Mapped[str] = mapped_column(String(256), primary_key=True)
+    language: Mapped[str] = mapped_column(String(35))
+    search_config: Mapped[str] = mapped_column(REGCONFIG)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class ErasureAudit(Base):
+    """One row per erasure: who (the key), when, what (the scope) and how many rows per table;
+    never the erased content (migration 0005)."""
+
+    __tablename__ = "erasure_audit"
+    __table_args__ = (Index("ix_erasure_audit_tenant", "tenant_id", "id"),)
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    key_id: Mapped[int | None] = mapped_column(ForeignKey("api_keys.id", ondelete="SET NULL"), nullable=True)
+    key_prefix: Mapped[str] = mapped_column(String(32))
+    key_name: Mapped[str] = mapped_column(String(200), server_default="")
+    request_id: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    action: Mapped[str] = mapped_column(String(16))
+    conversation_id: Mapped[str | None] = mapped_column(String(256), nullable=True)
+    speaker: Mapped[str | None] = mapped_column(String(256), nullable=True)
+    all_conversations: Mapped[bool] = mapped_column(server_default=text("false"))
+    conversations: Mapped[int] = mapped_column(Integer, server_default="0")
+    counts: Mapped[dict] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))
+
+
 class LayerRun(Base):
     """The last run of a conversation-level layer per version: when, over how many events, stats."""
 
@@ -311,6 +361,23 @@ class LayerRun(Base):
     events: Mapped[int] = mapped_column(Integer)
     seconds: Mapped[float] = mapped_column(Float, server_default="0")
     stats: Mapped[dict] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))
+
+
+class LayerState(Base):
+    """What a conversation-level layer keeps to extend itself with a new batch (migration 0009):
+    its folded state and the watermark (occurred_at, events.id) of the last admitted event folded."""
+
+    __tablename__ = "layer_state"
+
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True)
+    conversation_id: Mapped[str] = mapped_column(String(256), primary_key=True)
+    layer: Mapped[str] = mapped_column(String(32), primary_key=True)
+    layer_version: Mapped[str] = mapped_column(String(32), primary_key=True)
+    events: Mapped[int] = mapped_column(Integer)
+    last_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    last_pk: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    state: Mapped[bytes] = mapped_column(LargeBinary)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
 def schema_index(name: str) -> Index:

@@ -42,6 +42,8 @@ def set_signal_group(conn: Connection, tenant_id: int, conversation_id: str, row
         )
         # executemany of one compiled statement: the driver sends the rows in pages itself
         conn.execute(stmt, [{"tenant_id": tenant_id, "conversation_id": conversation_id, **r} for r in rows])
+    if cleared is not None and not cleared:
+        return  # an incremental write: the other rows stay as they are
     conn.execute(
         update(EventSignals)
         .where(EventSignals.tenant_id == tenant_id, EventSignals.conversation_id == conversation_id,
@@ -58,6 +60,11 @@ def set_consolidation_signals(conn: Connection, tenant_id: int, conversation_id:
 def set_surprise_signals(conn: Connection, tenant_id: int, conversation_id: str, rows: list[dict]) -> None:
     """rows: every SURPRISE_COLUMNS value plus event_pk (heat fields included: the record keeps its accesses)."""
     set_signal_group(conn, tenant_id, conversation_id, rows, SURPRISE_COLUMNS, SURPRISE_SCORE_COLUMNS)
+
+
+def add_surprise_signals(conn: Connection, tenant_id: int, conversation_id: str, rows: list[dict]) -> None:
+    """The surprise group of new events only (an incremental run): the other rows are left alone."""
+    set_signal_group(conn, tenant_id, conversation_id, rows, SURPRISE_COLUMNS, cleared=())
 
 
 def clear_derived_text(conn: Connection, tenant_id: int, conversation_ids: Sequence[str]) -> None:

@@ -33,7 +33,9 @@ from palimpsest.client.errors import (
     ValidationError,
 )
 from palimpsest.client.models import (
+    ConversationPage,
     ConversationStatus,
+    ConversationSummary,
     DeleteResult,
     Event,
     EventIn,
@@ -54,7 +56,9 @@ __all__ = [
     "APIConnectionError",
     "AsyncPalimpsest",
     "AuthError",
+    "ConversationPage",
     "ConversationStatus",
+    "ConversationSummary",
     "DeleteResult",
     "Event",
     "EventIn",

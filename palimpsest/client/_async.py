@@ -11,7 +11,9 @@ import httpx
 
 from palimpsest.client import _core, errors
 from palimpsest.client.models import (
+    ConversationPage,
     ConversationStatus,
+    ConversationSummary,
     DeleteResult,
     Event,
     EventIn,
@@ -110,12 +112,23 @@ class AsyncPalimpsest:
 
     async def add_event(self, conversation_id: str, speaker: str, content: str, *, occurred_at: datetime | None = None,
                         event_id: str | None = None, recipient: str | None = None, role: str | None = None,
-                        metadata: Mapping[str, Any] | None = None) -> EventResult:
+                        metadata: Mapping[str, Any] | None = None, supersedes: str | None = None) -> EventResult:
         """Write one event; see `Palimpsest.write_events`."""
         ev = EventIn(conversation_id=conversation_id, speaker=speaker, content=content, occurred_at=occurred_at,
                      event_id=event_id, recipient=recipient, role=role,
-                     metadata=dict(metadata) if metadata is not None else None)
+                     metadata=dict(metadata) if metadata is not None else None, supersedes=supersedes)
         return (await self.write_events([ev])).results[0]
+
+    async def correct_event(self, conversation_id: str, supersedes: str, speaker: str, content: str, *,
+                      occurred_at: datetime | None = None, event_id: str | None = None, recipient: str | None = None,
+                      role: str | None = None, metadata: Mapping[str, Any] | None = None) -> EventResult:
+        """Correct an event: write a new version that supersedes the one with `event_id` `supersedes`
+        in the conversation. The old version is kept verbatim and linked (`Event.superseded_by`);
+        queries use the newest version. Without `occurred_at` the new version takes the old one's
+        time. An event is corrected once: correct the newest version. A `supersedes` naming an
+        event corrected already, or no event at all, is a `Conflict` (409)."""
+        return await self.add_event(conversation_id, speaker, content, occurred_at=occurred_at, event_id=event_id,
+                              recipient=recipient, role=role, metadata=metadata, supersedes=supersedes)
 
     async def get_event(self, id: int) -> Event:
         return Event.model_validate((await self._request("GET", f"/v1/events/{int(id)}")).json())
@@ -138,10 +151,56 @@ class AsyncPalimpsest:
                 return
             cursor = page.next_cursor
 
-    async def delete_conversation(self, conversation_id: str) -> DeleteResult:
-        r = await self._request("DELETE", f"/v1/conversations/{_core.quote_segment(conversation_id)}")
+    async def list_conversations(self, *, where: Mapping[str, Any] | None = None, speakers: list[str] | None = None,
+                                 time_range: TimeRange | Mapping[str, Any] | None = None, text: str | None = None,
+                                 prefix: str | None = None, limit: int = 200,
+                                 cursor: str | None = None) -> ConversationPage:
+        """As `Palimpsest.list_conversations`."""
+        body = _core.conversations_body(where, speakers, time_range, text, prefix, limit, cursor)
+        r = await self._request("POST", "/v1/conversations/search", json=body)
+        return ConversationPage.model_validate(r.json())
+
+    async def iter_conversations(self, *, page_size: int = 200, **filters: Any) -> AsyncIterator[ConversationSummary]:
+        """Every conversation `list_conversations(**filters)` finds, page after page."""
+        cursor: str | None = None
+        while True:
+            page = await self.list_conversations(limit=page_size, cursor=cursor, **filters)
+            for c in page.conversations:
+                yield c
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
+
+    async def delete_conversation(self, conversation_id: str, *, dry_run: bool = False) -> DeleteResult:
+        """Forget a conversation (`DELETE /v1/conversations/{id}`, `admin` key): its events and what was
+        derived from them. `dry_run`: only the counts per table that would go."""
+        r = await self._request("DELETE", f"/v1/conversations/{_core.quote_segment(conversation_id)}",
+                          params={"dry_run": "true"} if dry_run else None)
         body = r.json() if r.content else {}
         return DeleteResult.model_validate({"conversation_id": conversation_id, **(body if isinstance(body, dict) else {})})
+
+    async def forget_speaker(self, speaker: str, *, conversation_id: str | None = None, all_conversations: bool = False,
+                       dry_run: bool = False) -> DeleteResult:
+        """Forget what `speaker` said in one conversation, or in all with `all_conversations=True`
+        (`DELETE /v1/speakers/{name}`, `admin` key). `dry_run`: only the counts."""
+        params: dict[str, Any] = {"dry_run": "true"} if dry_run else {}
+        if conversation_id is not None:
+            params["conversation_id"] = conversation_id
+        if all_conversations:
+            params["all_conversations"] = "true"
+        r = await self._request("DELETE", f"/v1/speakers/{_core.quote_segment(speaker)}", params=params)
+        return DeleteResult.model_validate(r.json())
+
+    async def set_language(self, language: str | None, *, conversation_id: str | None = None) -> dict[str, Any]:
+        """`PUT /v1/settings/language`: the tenant's language (`admin` key) or one conversation's."""
+        body: dict[str, Any] = {"language": language}
+        if conversation_id is not None:
+            body["conversation_id"] = conversation_id
+        return (await self._request("PUT", "/v1/settings/language", json=body)).json()
+
+    async def service_status(self) -> dict[str, Any]:
+        """`GET /v1/status`: the tenant, the key's scopes, the language and which layers run for it."""
+        return (await self._request("GET", "/v1/status")).json()
 
     # ------------------------------------------------------------ status and query
 
@@ -169,17 +228,20 @@ class AsyncPalimpsest:
                     token_budget: int | None = None, speakers: list[str] | None = None,
                     time_range: TimeRange | Mapping[str, Any] | None = None,
                     pipeline: PipelineOptions | Mapping[str, Any] | None = None,
-                    as_of: datetime | None = None) -> QueryResult:
-        body = _core.query_body(query, conversation_id, top_k, token_budget, speakers, time_range, pipeline, as_of)
+                    as_of: datetime | None = None, where: Mapping[str, Any] | None = None) -> QueryResult:
+        """As `Palimpsest.query`."""
+        body = _core.query_body(query, conversation_id, top_k, token_budget, speakers, time_range, pipeline, as_of,
+                                where)
         return QueryResult.model_validate((await self._request("POST", "/v1/query", json=body)).json())
 
     async def answer(self, query: str, *, conversation_id: str | None = None, top_k: int | None = None,
                token_budget: int | None = None, speakers: list[str] | None = None,
                time_range: TimeRange | Mapping[str, Any] | None = None,
                pipeline: PipelineOptions | Mapping[str, Any] | None = None, compress: bool = False,
-               as_of: datetime | None = None) -> AnswerResult:
+               as_of: datetime | None = None, where: Mapping[str, Any] | None = None) -> AnswerResult:
         """The server's LLM answers from the query's context (501 `ServerError` when it has none; not retried)."""
-        body = _core.query_body(query, conversation_id, top_k, token_budget, speakers, time_range, pipeline, as_of)
+        body = _core.query_body(query, conversation_id, top_k, token_budget, speakers, time_range, pipeline, as_of,
+                                where)
         return AnswerResult.model_validate((await self._request("POST", "/v1/answer", json=body | {"compress": compress})).json())
 
     # ------------------------------------------------------------ health

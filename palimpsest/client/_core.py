@@ -5,7 +5,6 @@ Nothing here does I/O; `_sync.py` and `_async.py` only differ in how they send a
 from __future__ import annotations
 
 import email.utils
-import hashlib
 import json
 import os
 import random
@@ -110,11 +109,12 @@ def derive_event_id(conversation_id: str, speaker: str, occurred_at: datetime, c
     event sent twice — a retry after a timeout, a re-run of an import — gets the same id, and the
     server answers the second one `duplicate` instead of storing it again. Two events that differ
     in any of the four get different ids. 128 bits of SHA-256, hex, prefixed `sdk1-` (the scheme's
-    version; at most 37 characters, well inside the server's 256).
+    version; at most 37 characters, well inside the server's 256). The server derives the same id
+    for an event posted without one (`app.domain.event.derive_event_id`).
     """
-    stamp = utc(occurred_at).isoformat(timespec="microseconds")
-    payload = json.dumps([conversation_id, speaker, stamp, content], ensure_ascii=False, separators=(",", ":"))
-    return EVENT_ID_PREFIX + hashlib.sha256(payload.encode("utf-8")).hexdigest()[:32]
+    from app.domain.event import derive_event_id as derive  # one scheme: the server derives the same id
+
+    return derive(conversation_id, speaker, utc(occurred_at), content)
 
 
 def _field_name(loc: Iterable[Any]) -> str:
@@ -146,10 +146,12 @@ def prepare_events(events: Iterable[EventIn | Mapping[str, Any]], idempotent_ids
             ev = e.model_copy() if isinstance(e, EventIn) else EventIn.model_validate(dict(e))
         except pydantic.ValidationError as exc:
             raise _local_validation_error(exc, f"events[{i}]") from None
-        if ev.occurred_at is None:
+        if ev.occurred_at is None and ev.supersedes is None:  # a correction keeps its old version's time
             ev.occurred_at = now
         if ev.event_id is None and idempotent_ids:
-            ev.event_id = derive_event_id(ev.conversation_id, ev.speaker, ev.occurred_at, ev.content)
+            from app.domain.event import derive_event_id as derive
+
+            ev.event_id = derive(ev.conversation_id, ev.speaker, ev.occurred_at, ev.content)
         out.append(ev)
     return out
 
@@ -160,13 +162,30 @@ def events_body(events: list[EventIn]) -> dict[str, Any]:
 
 def query_body(query: str, conversation_id: str | None, top_k: int | None, token_budget: int | None,
                speakers: list[str] | None, time_range: TimeRange | Mapping[str, Any] | None,
-               pipeline: PipelineOptions | Mapping[str, Any] | None, as_of: datetime | None = None) -> dict[str, Any]:
+               pipeline: PipelineOptions | Mapping[str, Any] | None, as_of: datetime | None = None,
+               where: Mapping[str, Any] | None = None) -> dict[str, Any]:
     try:
         q = QueryIn(query=query, conversation_id=conversation_id, top_k=top_k, token_budget=token_budget,
-                    speakers=speakers, time_range=time_range, as_of=as_of, pipeline=pipeline)  # type: ignore[arg-type]
+                    speakers=speakers, time_range=time_range, as_of=as_of, pipeline=pipeline,  # type: ignore[arg-type]
+                    where=dict(where) if where is not None else None)
     except pydantic.ValidationError as exc:
         raise _local_validation_error(exc, "") from None
     return q.model_dump(mode="json", exclude_none=True)
+
+
+def conversations_body(where: Mapping[str, Any] | None, speakers: list[str] | None,
+                       time_range: TimeRange | Mapping[str, Any] | None, text: str | None, prefix: str | None,
+                       limit: int, cursor: str | None) -> dict[str, Any]:
+    """The body of POST /v1/conversations/search (unset filters left out)."""
+    if isinstance(time_range, Mapping):
+        try:
+            time_range = TimeRange.model_validate(dict(time_range))
+        except pydantic.ValidationError as exc:
+            raise _local_validation_error(exc, "time_range.") from None
+    body: dict[str, Any] = {"where": dict(where) if where is not None else None, "speakers": speakers,
+                            "time_range": time_range.model_dump(mode="json", exclude_none=True) if time_range else None,
+                            "text": text, "prefix": prefix, "limit": limit, "cursor": cursor}
+    return {k: v for k, v in body.items() if v is not None}
 
 
 def _detail_text(body: Any) -> str:
@@ -181,6 +200,10 @@ def _detail_text(body: Any) -> str:
 
 
 def _field_errors(body: Any) -> list[FieldError]:
+    fields = body.get("fields") if isinstance(body, dict) else None
+    if isinstance(fields, list) and fields:  # the API's error shape: {"error", "detail", "fields": [{"path", ...}]}
+        return [FieldError(field=str(f.get("path", "")), message=str(f.get("message", "")), type=str(f.get("type", "")))
+                for f in fields if isinstance(f, dict)]
     detail = body.get("detail") if isinstance(body, dict) else None
     if not isinstance(detail, list):
         return []

@@ -60,8 +60,9 @@ class ValidationError(PalimpsestError):
 
 
 class Conflict(ValidationError):
-    """409: an `event_id` already holds a different event (a changed retry); nothing in the batch
-    was written. `errors` names each field that differs, e.g. `events.1.content`."""
+    """409: an `event_id` already holds a different event (a changed retry), or a correction names
+    an event that was corrected already; nothing in the batch was written. `errors` names each
+    field that differs, e.g. `events.1.content` (or `events.1.supersedes`)."""
 
 
 class RateLimited(PalimpsestError):

@@ -62,6 +62,7 @@ class QueryIn(_Request):
     token_budget: int | None = None
     speakers: list[str] | None = None
     time_range: TimeRange | None = None
+    where: dict[str, Any] | None = None  # only events whose metadata contains this object (jsonb `@>`)
     as_of: datetime | None = None  # relative dates are read from here (default: the scope's newest event)
     pipeline: PipelineOptions | None = None
 
@@ -106,6 +107,18 @@ class Event(_Response, domain.StoredEvent):
 
 class EventPage(_Response):
     events: list[Event]
+    next_cursor: str | None = None
+
+
+class ConversationSummary(_Response):
+    conversation_id: str
+    events: int  # the events that passed the listing's filters (all of them without filters)
+    first_at: datetime
+    last_at: datetime
+
+
+class ConversationPage(_Response):
+    conversations: list[ConversationSummary]
     next_cursor: str | None = None
 
 

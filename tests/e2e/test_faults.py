@@ -13,8 +13,7 @@ import pytest
 from sqlalchemy import text
 
 from app.embedded import ServiceStack, ensure_redis, stop_redis
-from app.storage import tenants
-from tests.support import accesses, own_queue
+from tests.support import accesses, new_tenant, own_queue
 
 pytestmark = pytest.mark.slow
 
@@ -37,7 +36,7 @@ def wait_indexed(c: httpx.Client, conv: str, expect: int, timeout: float = 240) 
         except (httpx.HTTPError, KeyError, ValueError):
             pass
         assert time.time() < deadline, f"not indexed in {timeout}s"
-        time.sleep(1)
+        time.sleep(0.25)
 
 
 def assert_exactly_once(engine, tenant_id: int, conv: str, n: int) -> None:
@@ -56,21 +55,47 @@ def assert_exactly_once(engine, tenant_id: int, conv: str, n: int) -> None:
 def stack_factory(tmp_path, database_url):
     stacks = []
 
-    def make(redis_url: str) -> tuple[ServiceStack, int, str]:
-        key = tenants.new_key()
-        s = ServiceStack(var_dir=tmp_path, api_key=key, database_url=database_url, redis_url=redis_url, queue=own_queue(),
-                         beat=True, extra_env=FAST_SWEEP, log_dir=tmp_path / "logs")
+    def make(redis_url: str, db_url: str | None = None) -> tuple[ServiceStack, int, str]:
+        """A stack of this test's own, and a tenant of its own in the stack's database (not the
+        bootstrap tenant 'dev', which other stacks on the session's database share)."""
+        s = ServiceStack(var_dir=tmp_path, database_url=db_url or database_url, redis_url=redis_url,
+                         queue=own_queue(), beat=True, extra_env=FAST_SWEEP, log_dir=tmp_path / "logs")
         s.start()
         stacks.append(s)
-        from app.storage.db import get_engine
+        from app.storage.db import make_engine
 
-        with get_engine().connect() as conn:
-            tid = tenants.authenticate(conn, key).tenant_id
+        engine = make_engine(s.database_url)
+        try:
+            tid, key = new_tenant(engine)
+        finally:
+            engine.dispose()
         return s, tid, key
 
     yield make
     for s in stacks:
         s.stop()
+
+
+@pytest.fixture
+def own_postgres():
+    """An embedded PostgreSQL of this test's own (migrated), so that restarting it disturbs no other
+    test: not the session's live service, nor a test running beside it under pytest-xdist."""
+    import shutil
+    import tempfile
+
+    from app.embedded import ensure_postgres, stop_postgres
+    from app.storage.migrate import upgrade
+
+    root = Path(tempfile.mkdtemp(prefix="palimpsest-faults-"))
+    root.chmod(0o755)  # the server runs as its own user, which must reach its socket (pytest's tmp is 0700)
+    var = root / "var"
+    try:
+        url = ensure_postgres(var)
+        upgrade(url)
+        yield var, url
+    finally:
+        stop_postgres(var)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def test_worker_killed_mid_batch_loses_nothing(stack_factory, redis_url, engine):
@@ -117,15 +142,13 @@ def test_redis_down_during_ingest(stack_factory, tmp_path, engine):
     assert_exactly_once(engine, tid, "redis", 250)
 
 
-def test_postgres_restart_under_load(stack_factory, redis_url, engine, database_url):
-    from tests.support.services import state
-
-    if "embedded_var" not in state:
-        pytest.skip("needs the embedded PostgreSQL, which the test can restart")
+def test_postgres_restart_under_load(stack_factory, redis_url, own_postgres):
     from app.embedded import ensure_postgres, stop_postgres
+    from app.storage.db import make_engine
 
-    var = Path(state["embedded_var"])
-    stack, tid, key = stack_factory(redis_url)
+    var, db_url = own_postgres
+    stack, tid, key = stack_factory(redis_url, db_url)
+    engine = make_engine(db_url)
     with httpx.Client(base_url=stack.base_url, headers={"Authorization": f"Bearer {key}"}, timeout=60) as c:
         assert c.post("/v1/events", json=batch("pg", 0, 100)).status_code == 200
         engine.dispose()
@@ -139,8 +162,11 @@ def test_postgres_restart_under_load(stack_factory, redis_url, engine, database_
         deadline = time.time() + 60
         while (r := c.post("/v1/events", json=batch("pg", 100, 100))).status_code == 503:
             assert time.time() < deadline
-            time.sleep(1)
+            time.sleep(0.25)
         assert r.status_code == 200
         wait_indexed(c, "pg", 200)
     engine.dispose()
-    assert_exactly_once(engine, tid, "pg", 200)
+    try:
+        assert_exactly_once(engine, tid, "pg", 200)
+    finally:
+        engine.dispose()

@@ -1,7 +1,8 @@
 """The MCP server, driven by the official `mcp` SDK's own clients against the live service.
 
 - streamable HTTP at /mcp in the API (mcp.client.streamable_http): the tools, the API keys (401
-  without one, each call acting for its key's tenant, scopes enforced), forget.
+  without one, each call acting for its key's tenant, scopes enforced), forget (offered to `admin`
+  keys only).
 - stdio (mcp.client.stdio): the server process talks to the live API through the Python SDK.
 
 The live service is the one tests/e2e/test_sdk.py starts (shared, started once per session).
@@ -23,7 +24,8 @@ import pytest
 from tests.e2e.test_sdk import Live, live_service
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOLS = {"remember", "recall", "forget", "timeline"}
+TOOLS = {"remember", "recall", "timeline"}  # what a read/write key is offered
+ADMIN_TOOLS = TOOLS | {"forget"}  # a key with the `admin` scope also gets the destructive tool
 T0 = datetime(2024, 6, 1, 12, 0, tzinfo=timezone.utc)
 FACTS = [
     ("Maya", "I adopted a golden retriever puppy named Biscuit last weekend."),
@@ -95,7 +97,6 @@ def test_http_tools_round_trip(live_mcp: Live, tenant) -> None:
             tools = {t.name: t for t in (await s.list_tools()).tools}
             assert set(tools) == TOOLS
             assert tools["recall"].annotations.read_only_hint is True
-            assert tools["forget"].annotations.destructive_hint is True
             assert set(tools["remember"].input_schema["required"]) == {"content", "conversation_id"}
 
             stored = await remember_facts(s, conv)
@@ -146,6 +147,7 @@ def test_http_requires_a_key_and_acts_for_its_tenant(live_mcp: Live, tenant, mak
     for headers in ({}, {"Authorization": "Bearer pal_nothere_xxxxxxxx"}, {"Authorization": "Basic abc"}):
         r = httpx.post(f"{live_mcp.url}/mcp", json=init, headers={**accept, **headers}, timeout=30)
         assert r.status_code == 401 and r.headers["www-authenticate"] == "Bearer", r.text
+        assert r.json()["error"] == "unauthorized" and r.json()["fields"] == [] and "API key" in r.json()["detail"]
     r = httpx.post(f"{live_mcp.url}/mcp", json=init, headers={**accept, "Authorization": f"Bearer {key}"}, timeout=30)
     assert r.status_code == 200 and r.json()["result"]["serverInfo"]["name"] == "palimpsest"
 
@@ -167,16 +169,33 @@ def test_http_requires_a_key_and_acts_for_its_tenant(live_mcp: Live, tenant, mak
 
 
 @pytest.mark.slow
-def test_http_forget(live_mcp: Live, tenant) -> None:
-    _, key = tenant
+def test_http_forget_only_for_admin_keys(live_mcp: Live, tenant, engine) -> None:
+    from app.storage import tenants
+
+    tid, key = tenant  # read + write: an agent's key
+    with engine.begin() as conn:  # and an admin key of the same tenant
+        admin_key = tenants.create_key(conn, tid, scopes=("read", "write", "admin"))
     conv = f"mcp-{uuid.uuid4().hex[:8]}"
 
     async def main() -> None:
         async with http_session(live_mcp, key) as s:
+            assert {t.name for t in (await s.list_tools()).tools} == TOOLS  # forget is not offered
             await remember_facts(s, conv)
+            r, text = await call(s, "forget", conversation_id=conv)
+            assert r.is_error and "forget" in text.lower()  # unknown tool: nothing deleted
+            r, _ = await call(s, "timeline", conversation_id=conv)
+            assert len(r.structured_content["events"]) == 3
+        async with http_session(live_mcp, admin_key) as s:
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+            assert set(tools) == ADMIN_TOOLS and tools["forget"].annotations.destructive_hint is True
+            r, text = await call(s, "forget", conversation_id=conv, dry_run=True)
+            assert not r.is_error, text
+            assert r.structured_content["detail"]["dry_run"] is True
+            assert r.structured_content["detail"]["counts"]["events"] == 3
             r, text = await call(s, "forget", conversation_id=conv)
             assert not r.is_error, text
             assert r.structured_content["detail"].get("deleted_events") == 3
+            assert r.structured_content["detail"]["audit_id"] is not None
             after, _ = await call(s, "timeline", conversation_id=conv)
             assert after.structured_content["events"] == []
 
@@ -224,7 +243,7 @@ def test_forget_says_clearly_when_the_api_cannot_delete() -> None:
                 async with AsyncPalimpsest(srv.url, "pal_a_b", max_retries=0) as pal:
                     yield pal
 
-            async with Client(build_server(client_for)) as c:
+            async with Client(build_server(client_for, forget=True)) as c:
                 r = await c.call_tool("forget", {"conversation_id": "c1"})
             assert r.is_error and [s[1:3] for s in srv.seen] == [("DELETE", "/v1/conversations/c1")]
             return "".join(getattr(x, "text", "") for x in r.content)

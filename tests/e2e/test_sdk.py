@@ -1,6 +1,6 @@
 """The Python SDK (`palimpsest.client`) against the LIVE service (uvicorn + a Celery worker on the
-test database and Redis, started once and shared with tests/e2e/test_mcp.py and
-tests/e2e/test_deploy_live.py): writes with derived idempotent ids, reads, auto-paging, status,
+test database and Redis, started once per session and shared with the other e2e tests:
+tests/support/stack.py): writes with derived idempotent ids, reads, auto-paging, status,
 wait_until_indexed, query, typed errors, the async client.
 
 Its retries against a scripted local server: tests/integration/test_sdk_retries.py; parsing
@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
 
@@ -28,51 +24,9 @@ from palimpsest.client import (
     ValidationError,
     derive_event_id,
 )
-
-# ============================================================ the live service (shared)
-
-_LIVE: dict = {}
-
-
-@dataclass
-class Live:
-    url: str
-    key: str  # the bootstrap key (tenant 'dev', every scope)
-    logs: Path
-
-
-@contextmanager
-def live_service(root: Path, database_url: str, redis_url: str) -> Iterator[Live]:
-    """One API + worker for every module that asks (reference-counted): start once, stop after the last."""
-    from app.embedded import ServiceStack
-    from app.storage import tenants
-    from tests.support import own_queue
-
-    if not _LIVE.get("refs"):
-        key = tenants.new_key()
-        stack = ServiceStack(var_dir=root, api_key=key, database_url=database_url, redis_url=redis_url, queue=own_queue(),
-                      log_dir=root / "logs")
-        try:
-            stack.start()
-        except BaseException:
-            stack.stop()  # nothing left running when it did not come up (logs under root/logs)
-            raise
-        _LIVE.update(stack=stack, live=Live(stack.base_url, key, root / "logs"), refs=0)
-    _LIVE["refs"] += 1
-    try:
-        yield _LIVE["live"]
-    finally:
-        _LIVE["refs"] -= 1
-        if _LIVE["refs"] == 0:
-            _LIVE.pop("stack").stop()
-            _LIVE.clear()
-
-
-@pytest.fixture(scope="session")
-def live(tmp_path_factory, database_url, redis_url) -> Iterator[Live]:
-    with live_service(tmp_path_factory.mktemp("live-sdk"), database_url, redis_url) as svc:
-        yield svc
-
+# the live service: one API + worker for the session (tests/support/stack.py); test_mcp.py imports
+# `Live` and `live_service` from here
+from tests.support.stack import Live, live, live_service  # noqa: F401
 
 TURNS = [
     ("Maya", "I adopted a golden retriever puppy named Biscuit last weekend."),
@@ -148,12 +102,13 @@ def test_event_ids_are_per_call_without_a_time(live: Live, tenant) -> None:
         c = pal.add_event(conv, "Ana", "see you", occurred_at=at)
         d = pal.add_event(conv, "Ana", "see you", occurred_at=at.astimezone(timezone(timedelta(hours=2))))
         assert (c.status, d.status) == ("created", "duplicate") and c.id == d.id
-        # an explicit event_id is used as given; idempotent_ids=False sends none
+        # an explicit event_id is used as given; idempotent_ids=False sends none, and the server
+        # derives the same id from the same fields
         e = pal.add_event(conv, "Ben", "mine", event_id="client-1")
         assert e.event_id == "client-1"
     with Palimpsest(live.url, key, idempotent_ids=False) as raw:
-        f = raw.add_event(conv, "Ben", "no id")
-        assert f.event_id is None and f.status == "created"
+        f = raw.add_event(conv, "Ben", "no id", occurred_at=T0)
+        assert f.event_id == derive_event_id(conv, "Ben", T0, "no id") and f.status == "created"
 
 
 @pytest.mark.slow

@@ -8,6 +8,7 @@ from tests.support.fixtures import (  # noqa: F401  (pytest finds fixtures and h
     engine,
     make_tenant,
     pytest_configure,
+    pytest_configure_node,
     redis_url,
     tenant,
 )

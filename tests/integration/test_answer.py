@@ -92,7 +92,7 @@ def test_bad_input_names_the_field(client, tenant, llm):
     _, key = tenant
     llm(answerer)
     r = client.post("/v1/answer", headers=auth(key), json={"query": "x", "compress": "yes"})
-    assert r.status_code == 422 and r.json()["detail"][0]["field"] == "compress"
+    assert r.status_code == 422 and r.json()["fields"][0]["path"] == "compress"
 
 
 def test_parsers_are_strict_about_what_was_shown():

@@ -48,7 +48,8 @@ def test_changed_retry_is_a_conflict_and_writes_nothing(client, tenant, engine):
     assert r.status_code == 409
     body = r.json()
     assert body["error"] == "conflict"
-    assert [d["field"] for d in body["detail"]] == ["events.1.content"]
+    assert [f["path"] for f in body["fields"]] == ["events[1].content"]
+    assert "'e1'" in body["detail"] and "nothing in this batch was written" in body["detail"]
     assert count_events(engine, tid) == 1
     # the stored event is still the first version, verbatim
     got = client.get(f"/v1/events/{first[0]['id']}", headers=auth(key)).json()
@@ -58,7 +59,7 @@ def test_changed_retry_is_a_conflict_and_writes_nothing(client, tenant, engine):
     assert post(client, key, [same]).json()["results"][0]["status"] == "duplicate"
     # another speaker or time under one event_id inside a single batch is a conflict too
     r = post(client, key, [turn(5), dict(turn(5), occurred_at="2024-02-01T00:00:00Z")])
-    assert r.status_code == 409 and [d["field"] for d in r.json()["detail"]] == ["events.1.occurred_at"]
+    assert r.status_code == 409 and [f["path"] for f in r.json()["fields"]] == ["events[1].occurred_at"]
     assert count_events(engine, tid) == 1
 
 
@@ -105,7 +106,7 @@ def test_content_is_stored_verbatim(client, tenant):
 
 def _fields(resp) -> set[str]:
     assert resp.status_code == 422, resp.text
-    return {e["field"] for e in resp.json()["detail"]}
+    return {f["path"] for f in resp.json()["fields"]}
 
 
 def test_bad_input_gets_422_naming_the_field_and_writes_nothing(client, tenant, engine):

@@ -82,3 +82,59 @@ def test_bootstrap_key_is_idempotent(engine):
         t2 = tenants.ensure_bootstrap_key(conn, "boot", key)
         assert t1 == t2
         assert tenants.authenticate(conn, key).scopes == ("read", "write", "admin")
+
+
+# ---------------------------------------------------------------- erasure through the tenant matrix
+
+ERASURES = [  # (path, what a successful call deletes of `seed`'s single event)
+    "/v1/conversations/shared-name",
+    "/v1/speakers/Zed?conversation_id=shared-name",
+    "/v1/speakers/Zed?all_conversations=true",
+]
+
+
+def test_erasure_through_the_tenant_matrix(client, make_tenant):
+    """Per key kind: read and read+write keys are refused (403) and delete nothing, dry run included;
+    another tenant's admin key finds nothing to erase (404) and reads none of this tenant's audit;
+    this tenant's admin key erases, and its audit shows exactly that."""
+    owner_id, owner_rw = make_tenant()
+    _, read_only = make_tenant(scopes=("read",))
+    _, other_admin = make_tenant(scopes=("read", "write", "admin"))
+    for path in ERASURES:
+        b_id = seed(client, owner_rw)
+        for key, code in ((read_only, 403), (owner_rw, 403), (other_admin, 404)):
+            for dry in ("", "&dry_run=true" if "?" in path else "?dry_run=true"):
+                assert client.delete(path + dry, headers=auth(key)).status_code == code, (path, dry, code)
+        assert client.get(f"/v1/events/{b_id}", headers=auth(owner_rw)).status_code == 200  # still there
+        assert client.get("/v1/audit/erasures", headers=auth(other_admin)).json()["entries"] == []
+        assert client.get("/v1/audit/erasures", headers=auth(owner_rw)).status_code == 403
+    # the owner's admin key (a second key of the same tenant) erases
+    from app.storage import tenants as tenant_store
+    from app.storage.db import get_engine
+
+    with get_engine().begin() as conn:
+        owner_admin = tenant_store.create_key(conn, owner_id, scopes=("read", "write", "admin"))
+    for path in ERASURES:
+        seed(client, owner_rw)
+        r = client.delete(path, headers=auth(owner_admin))
+        assert r.status_code == 200 and r.json()["deleted_events"] == 1, (path, r.text)
+    entries = client.get("/v1/audit/erasures", headers=auth(owner_admin)).json()["entries"]
+    assert [e["action"] for e in entries] == ["speaker", "speaker", "conversation"]
+    assert client.get("/v1/audit/erasures", headers=auth(other_admin)).json()["entries"] == []
+
+
+def test_language_setting_through_the_tenant_matrix(client, make_tenant):
+    """The tenant's language needs admin; a conversation's, write; neither reaches another tenant."""
+    _, read_only = make_tenant(scopes=("read",))
+    _, rw = make_tenant()
+    _, other_admin = make_tenant(scopes=("read", "write", "admin"))
+    assert client.put("/v1/settings/language", json={"language": "de"}, headers=auth(rw)).status_code == 403
+    assert client.put("/v1/settings/language", json={"language": "de", "conversation_id": "c"},
+                      headers=auth(read_only)).status_code == 403
+    r = client.put("/v1/settings/language", json={"language": "de", "conversation_id": "c"}, headers=auth(rw))
+    assert r.status_code == 200 and r.json()["language"] == "de"
+    assert client.put("/v1/settings/language", json={"language": "pt-BR"}, headers=auth(other_admin)).status_code == 200
+    assert client.get("/v1/status", headers=auth(rw)).json()["language"] == "en"  # the other's tenant is its own
+    assert client.get("/v1/status", headers=auth(rw)).json()["conversations"] == {
+        "c": {"language": "de", "text_search": "simple", "skipped_layers": ["engrams", "graph", "surprise"]}}
+    assert client.get("/v1/status", headers=auth(other_admin)).json()["language"] == "pt-BR"

@@ -80,7 +80,7 @@ def test_graph_endpoint(client, conv):
     assert get(client, key, "graph", limit=0).status_code == 422
     assert get(client, key, "graph", entity="a\x00b").status_code == 422
     r = get(client, key, "graph", entitty="Boston")  # a typo is refused, not ignored
-    assert r.status_code == 422 and r.json()["detail"][0]["field"] == "entitty"
+    assert r.status_code == 422 and r.json()["fields"][0]["path"] == "entitty"
 
 
 def test_speakers_endpoint(client, conv):
@@ -111,7 +111,8 @@ def test_other_tenants_and_unknown_conversations_get_404(client, conv, make_tena
         assert client.get(f"/v1/conversations/nope/{path}", headers=auth(key)).status_code == 404
     # the other tenant's own conversation with the same id is theirs alone
     post_conversation(client, other, "api", [("Zed", "I live in Oslo.", "2024-01-01T00:00:00Z")])
-    assert get(client, other, "episodes").json() == {"conversation_id": "api", "layer_version": None, "episodes": []}
+    assert get(client, other, "episodes").json() == {"conversation_id": "api", "layer_version": None, "episodes": [],
+                                                     "next_cursor": None}
     assert get(client, other, "timeline").json()["assertions"] == []
     assert get(client, other, "graph", entity="Boston").json()["nodes"] == []
     assert get(client, other, "speakers").json()["speakers"] == []

@@ -24,7 +24,8 @@ from app.storage.outbox import pending_in_conversation
 from app.storage.profiles import profiles_for
 from app.storage.signals import signals_for, superseding
 from app.storage.tenants import set_tenant_gate_mode
-from tests.support import auth, own_queue
+from tests.support import auth
+from tests.support.stack import live, log_line, log_size  # noqa: F401  (live: the session's API + worker)
 
 LAYERS = ("gate", "consolidate", "surprise", "engrams", "graph")
 
@@ -451,44 +452,41 @@ def test_graph_job_uses_the_llm_extractor_when_configured(client, make_tenant, e
         server.shutdown()
     assert counts["graph"]["done"] == 1 and len(seen) == 2  # one call per episode
     assert seen[0] == {"auth": "Bearer sk-test", "model": "test-model", "path": "/v1/chat/completions"}
-    assert JOBS["graph"].version().endswith("llm_extract/2")
+    assert JOBS["graph"].version().endswith("llm_extract/3")
     with engine.connect() as conn:
         run = pick_version(conn, tid, "llm", "graph")
         labels = conn.execute(text("SELECT label FROM graph_nodes WHERE tenant_id = :t AND kind = 'facet_point'"),
                               {"t": tid}).scalars().all()
-    assert run.layer_version.endswith("llm_extract/2") and run.stats["extractor"] == "llm"
+    assert run.layer_version.endswith("llm_extract/3") and run.stats["extractor"] == "llm"
     assert run.stats["llm"]["llm_chunks"] == 2 and run.stats["llm"]["fallback_chunks"] == 0
     assert "Ana said: Big news: we moved to Denver last month!" in labels
 
 
 @pytest.mark.slow
-def test_a_worker_builds_every_layer(tmp_path, database_url, redis_url, engine):
-    """Real processes: uvicorn + a Celery worker, no beat (the layers start each other)."""
+def test_a_worker_builds_every_layer(live, make_tenant):
+    """Real processes: uvicorn + a Celery worker, no beat (the layers start each other). The session's
+    shared stack (tests/support/stack.py), in a tenant of this test's own."""
     import httpx
 
-    from app.embedded import ServiceStack
-    from app.storage import tenants
-
-    key = tenants.new_key()
-    with ServiceStack(var_dir=tmp_path, api_key=key, database_url=database_url, redis_url=redis_url, queue=own_queue(),
-                      log_dir=tmp_path / "logs") as stack:
-        with httpx.Client(base_url=stack.base_url, headers=auth(key), timeout=30) as c:
-            events = [{"conversation_id": "e2e-layers", "event_id": str(i), "speaker": s, "content": t,
-                       "occurred_at": at} for i, (s, t, at) in enumerate(TURNS)]
-            assert c.post("/v1/events", json={"events": events}).status_code == 200
-            deadline = time.time() + 240
-            while True:
-                st = c.get("/v1/conversations/e2e-layers/status").json()
-                if all(n == 0 for n in st["pending"].values()):
-                    break
-                assert time.time() < deadline, f"layers not built in time: {st}; logs in {tmp_path / 'logs'}"
-                time.sleep(0.5)
-            assert set(st["pending"]) == {"embed", "gate", "consolidate", "surprise", "engrams", "graph"}
-            eps = c.get("/v1/conversations/e2e-layers/episodes").json()
-            assert [e["boundary"] for e in eps["episodes"]] == ["start", "gap"]
-            g = c.get("/v1/conversations/e2e-layers/graph", params={"query": "Where does Ana live?"}).json()
-            assert "en:ana" in g["stats"]["seeds"] and any(n["kind"] == "facet_point" for n in g["nodes"])
-            sp = c.get("/v1/conversations/e2e-layers/speakers").json()
-            assert {p["speaker"] for p in sp["speakers"]} == {"Ana", "Ben"}
-    log = (tmp_path / "logs" / "worker.log").read_text()
-    assert "layers_started" in log  # the embed layer's completion started the waiting layers
+    _, key = make_tenant()
+    since = log_size(live.logs / "worker.log")  # the stack is shared: only what this test causes counts
+    with httpx.Client(base_url=live.url, headers=auth(key), timeout=30) as c:
+        events = [{"conversation_id": "e2e-layers", "event_id": str(i), "speaker": s, "content": t,
+                   "occurred_at": at} for i, (s, t, at) in enumerate(TURNS)]
+        assert c.post("/v1/events", json={"events": events}).status_code == 200
+        deadline = time.time() + 240
+        while True:
+            st = c.get("/v1/conversations/e2e-layers/status").json()
+            if all(n == 0 for n in st["pending"].values()):
+                break
+            assert time.time() < deadline, f"layers not built in time: {st}; logs in {live.logs}"
+            time.sleep(0.2)
+        assert set(st["pending"]) == {"embed", "gate", "consolidate", "surprise", "engrams", "graph"}
+        eps = c.get("/v1/conversations/e2e-layers/episodes").json()
+        assert [e["boundary"] for e in eps["episodes"]] == ["start", "gap"]
+        g = c.get("/v1/conversations/e2e-layers/graph", params={"query": "Where does Ana live?"}).json()
+        assert "en:ana" in g["stats"]["seeds"] and any(n["kind"] == "facet_point" for n in g["nodes"])
+        sp = c.get("/v1/conversations/e2e-layers/speakers").json()
+        assert {p["speaker"] for p in sp["speakers"]} == {"Ana", "Ben"}
+    # the embed layer's completion started the waiting layers
+    log_line(live.logs / "worker.log", lambda line: "layers_started" in line, since=since)

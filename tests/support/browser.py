@@ -13,7 +13,7 @@ def require_browser() -> None:
         pytest.skip("needs Debian's chromium and chromium-driver (CI installs them: see .ci/run)")
 
 
-def driver(width: int = 1400, height: int = 900):  # noqa: ANN201
+def driver(width: int = 1400, height: int = 900, extra_args: tuple[str, ...] = ()):  # noqa: ANN201
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -21,7 +21,7 @@ def driver(width: int = 1400, height: int = 900):  # noqa: ANN201
     opts.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 f"--window-size={width},{height}"):
+                 f"--window-size={width},{height}", *extra_args):
         opts.add_argument(flag)
     return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=opts)
 

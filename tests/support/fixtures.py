@@ -10,11 +10,20 @@ from tests.support.services import state
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if hasattr(config, "workerinput"):  # already configured by the controller
+    if hasattr(config, "workerinput"):
+        # a pytest-xdist worker: the controller started the services (its environment, with the
+        # PALIMPSEST_DATABASE_URL and _REDIS_URL it set, is this process's) and handed over their state
+        state.update(config.workerinput.get("palimpsest_services", {}))
         return
     from tests.support.services import start
 
     start()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:  # noqa: ANN001  (pytest-xdist's hook, on the controller)
+    """Hand each xdist worker the services this session started (one database, one Redis for all)."""
+    node.workerinput["palimpsest_services"] = dict(state)
 
 
 @pytest.fixture(scope="session")

@@ -35,11 +35,13 @@ def start() -> None:
         # Its Celery app took the broker URL at import: it would talk to another Redis than the tests.
         raise RuntimeError("workers.celery_app was imported before the test services started; "
                            "a unit test must not import it")
-    from app.embedded import create_database, ensure_postgres, ensure_redis
+    from app.embedded import create_database, ensure_postgres, ensure_redis, postgres_running
 
     var = var_dir()
     admin = os.environ.get("PALIMPSEST_TEST_DATABASE_URL")
     if not admin:
+        if not postgres_running(var):
+            state["started_postgres"] = str(var)  # this session starts it, so this session stops it
         ensure_postgres(var, database="postgres")
         from urllib.parse import quote
 
@@ -74,8 +76,9 @@ def start() -> None:
 
 
 def stop() -> None:
-    """Drop this session's database and stop what `start()` started (PostgreSQL only on CI: a
-    developer's next run reuses the server)."""
+    """Drop this session's database and stop what `start()` started, CI or not: the Redis server,
+    and the embedded PostgreSQL when this session started it (one already up, e.g. another session's
+    on the same `PALIMPSEST_TEST_VAR`, is left to whoever started it)."""
     if "dbname" not in state:
         return
     from app.embedded import drop_database, stop_postgres, stop_redis
@@ -86,10 +89,14 @@ def stop() -> None:
         get_engine().dispose()
     except Exception:  # noqa: BLE001
         pass
-    drop_database(state["admin"], state["dbname"])
-    if "redis_dir" in state:
-        stop_redis(Path(state["redis_dir"]))
-        shutil.rmtree(state["redis_dir"], ignore_errors=True)
-    if "embedded_var" in state and os.environ.get("CI"):
-        stop_postgres(Path(state["embedded_var"]))
-    state.clear()
+    try:
+        drop_database(state["admin"], state["dbname"])
+    finally:  # whatever happened to the database, the servers this session started are stopped
+        try:
+            if "redis_dir" in state:
+                stop_redis(Path(state["redis_dir"]))
+                shutil.rmtree(state["redis_dir"], ignore_errors=True)
+        finally:
+            if "started_postgres" in state:
+                stop_postgres(Path(state["started_postgres"]))
+            state.clear()

@@ -77,12 +77,18 @@ def test_manifest_lists_agree_with_the_rule_and_check_catches_drift():
     assert any("not in the manifest" in p for p in problems)
 
 
+@pytest.fixture(scope="module")
+def shared_lme() -> Dataset:
+    """The shared LongMemEval file, loaded once for the tests that read it (47 MB of gzipped JSON:
+    tens of seconds a parse on two cores)."""
+    return load_longmemeval(default_data_dir())
+
+
 @pytest.mark.skipif(not LME_DATA.exists(), reason=f"test_manifest_covers_every_shared_longmemeval_question: "
                     f"no shared data at {LME_DATA}")
-def test_manifest_covers_every_shared_longmemeval_question():
-    from bench.longmemeval import read_raw
-
-    qids = [q["question_id"] for q in read_raw(default_data_dir())["questions"]]
+def test_manifest_covers_every_shared_longmemeval_question(shared_lme):
+    qids = [q.qid for q in shared_lme.questions]  # the file's question_id, one per question, in file order
+    assert len(qids) == len(set(qids)) == 363
     assert check(load_manifest(), qids) == []
 
 
@@ -182,8 +188,8 @@ def test_longmemeval_limit_counts_questions_not_per_conversation(tmp_path):
 
 
 @pytest.mark.skipif(not LME_DATA.exists(), reason=f"test_longmemeval_loads_shared_data: no shared data at {LME_DATA}")
-def test_longmemeval_loads_shared_data():
-    ds = load_longmemeval(default_data_dir())
+def test_longmemeval_loads_shared_data(shared_lme):
+    ds = shared_lme
     assert len(ds.questions) == 363 and len(ds.conversations) == 363
     assert sum(q.abstention for q in ds.questions) == 17
     assert all(q.gold for q in ds.questions if not q.abstention)

@@ -45,3 +45,34 @@ def test_plan_batch_writes_a_repeated_event_id_once() -> None:
 def test_turn_text() -> None:
     assert turn_text("Ana", "We moved.") == "Ana: We moved."
     assert turn_text("", "We moved.") == "We moved."
+
+
+def test_the_derived_event_id_is_stable_and_names_all_four_parts() -> None:
+    from datetime import timedelta
+
+    from app.domain.event import derive_event_id, with_event_id
+
+    base = derive_event_id("c", "Ana", T0, "hi")
+    assert base.startswith("sdk1-") and len(base) == 37
+    # the same instant in another zone, or without an offset (taken as UTC), is the same event
+    assert derive_event_id("c", "Ana", T0.astimezone(timezone(timedelta(hours=2))), "hi") == base
+    assert derive_event_id("c", "Ana", T0.replace(tzinfo=None), "hi") == base
+    others = {derive_event_id("d", "Ana", T0, "hi"), derive_event_id("c", "Ben", T0, "hi"),
+              derive_event_id("c", "Ana", T0 + timedelta(microseconds=1), "hi"), derive_event_id("c", "Ana", T0, "hi "),
+              derive_event_id("c", "Ana", None, "hi")}
+    assert base not in others and len(others) == 5
+    # an event without an id gets the derived one; a given id is kept
+    assert with_event_id(ev(event_id=None)).event_id == base
+    assert with_event_id(ev(event_id="mine")).event_id == "mine"
+
+
+def test_the_sdk_derives_the_same_id_as_the_server() -> None:
+    from app.domain.event import derive_event_id
+    from palimpsest.client import derive_event_id as sdk_derive
+
+    assert sdk_derive("c", "Ana", T0, "hi") == derive_event_id("c", "Ana", T0, "hi")
+
+
+def test_a_retry_pointing_its_correction_elsewhere_is_a_change() -> None:
+    assert changed_fields(ev(supersedes="e0"), ev(supersedes="e0")) == []
+    assert changed_fields(ev(supersedes="e9"), ev(supersedes="e0")) == ["supersedes"]

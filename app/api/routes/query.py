@@ -10,6 +10,7 @@ from sqlalchemy import Connection
 
 from app.api.deps import DB, dispatcher, reader
 from app.api.schemas import ROUTE_ERRORS, ContextEntry, ContextSummary, QueryIn, QueryItem, QueryOut, SignalEvidence
+from app.domain.filters import where_json
 from app.ports import Dispatcher
 from app.services.query import QueryInput, QueryOutput, query_for
 from app.storage.candidates import Scope
@@ -32,6 +33,7 @@ def query(body: QueryIn, response: Response, who: Principal = Depends(reader),
                 signals={k: SignalEvidence(rank=int(v["rank"]), score=v["score"]) for k, v in it.signals.items()},
                 in_context=it.in_context,
                 stages=it.stages,
+                supersedes_id=getattr(it.event, "supersedes_id", None),
             )
             for it in out.items
         ],
@@ -63,6 +65,7 @@ def run_for(body: QueryIn, who: Principal, conn: Connection, dispatch: Dispatche
         speakers=tuple(body.speakers) if body.speakers else None,
         start=body.time_range.start if body.time_range else None,
         end=body.time_range.end if body.time_range else None,
+        where=where_json(body.where),
     )
     overrides = body.pipeline.model_dump(exclude_none=True) if body.pipeline else None
     q = QueryInput(body.query, scope, body.top_k, body.token_budget, as_of=body.as_of)

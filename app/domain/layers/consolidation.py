@@ -258,7 +258,8 @@ def build_timeline(assertions: Sequence[Assertion]) -> tuple[list[Assertion], li
         live: list[Assertion] = []  # entries not yet superseded
         for a in items:
             if a.negated:
-                hit = [x for x in live if not x.negated and x.value_key == a.value_key]
+                # an empty value_key retracts whatever stands ("we called off the trip")
+                hit = [x for x in live if not x.negated and a.value_key in ("", x.value_key)]
                 for x in hit:
                     superseded[x.id] = a.id
                 if hit:
@@ -275,6 +276,46 @@ def build_timeline(assertions: Sequence[Assertion]) -> tuple[list[Assertion], li
             live.append(a)
     timeline = [replace(a, superseded_by=superseded.get(a.id)) for a in ordered]
     return timeline, contradictions
+
+
+@dataclass
+class LiveTimeline:
+    """`build_timeline` as a fold: per (entity, attribute), the assertions not superseded yet (the
+    `live` lists). Adding the assertions of later events extends it exactly as the whole timeline
+    would; `standing()` lists the live ones in timeline order, which is what `current_values` keeps
+    of the whole timeline (an assertion leaves its live list exactly when it is superseded, and a
+    negation never enters one)."""
+
+    live: dict[str, list[Assertion]] = field(default_factory=dict)
+
+    def add(self, assertions: Sequence[Assertion]) -> None:
+        for a in sorted(assertions, key=lambda a: (a.time, a.seq, a.id)):
+            key = f"{a.entity_key}\x1f{a.attribute}"
+            live = self.live.get(key, [])
+            if a.negated:
+                live = [x for x in live if x.negated or a.value_key not in ("", x.value_key)]
+            else:
+                if a.single_valued:
+                    current = [x for x in live if not x.negated]
+                    if current and current[-1].value_key != a.value_key and current[-1].event_id != a.event_id:
+                        live = []
+                live = live + [a]
+            if live:
+                self.live[key] = live
+            else:
+                self.live.pop(key, None)
+
+    def standing(self) -> list[Assertion]:
+        return sorted((a for live in self.live.values() for a in live), key=lambda a: (a.time, a.seq, a.id))
+
+    def to_dict(self) -> dict:
+        return {k: [[a.id, a.event_id, a.entity, a.attribute, a.value, a.value_key, a.time.isoformat(), a.surface,
+                     a.negated, a.seq] for a in v] for k, v in self.live.items()}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "LiveTimeline":
+        return cls({k: [Assertion(i, ev, en, at, va, vk, datetime.fromisoformat(t), su, ng, sq)
+                         for i, ev, en, at, va, vk, t, su, ng, sq in v] for k, v in d.items()})
 
 
 def _contradiction(old: Assertion, new: Assertion, kind: str) -> Contradiction:

@@ -19,6 +19,7 @@ from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
+from app.domain.layers.aliases import NAMED_POSS_RE, RELATIONS, YOUR_REL_RE, relation, stated_aliases
 from app.domain.layers.consolidation import Episode, segment_episodes
 from app.domain.layers.events import LayerEvent, in_time_order
 from app.domain.layers.graph_model import GraphFragment, RawFact, assemble
@@ -26,6 +27,7 @@ from app.domain.layers.text import (
     CALENDAR_WORDS,
     NOT_NAMES,
     STOPWORDS,
+    TITLES,
     capitalised_spans,
     common_words,
     content_words,
@@ -37,7 +39,8 @@ from app.domain.layers.text import (
 from app.domain.layers.timeparse import resolve_time_expressions
 
 # 2: lone capitalised ordinary words are not names (common_words); 3: time mentions' ranges are half-open
-LAYER_VERSION = "graph_extract/3"
+# 4: Unicode names, titles ("Dr. Okafor"), stated aliases ("my husband Tom"), "your sister", "Tom's mother"
+LAYER_VERSION = "graph_extract/4"
 
 Encode = Callable[[list[str]], np.ndarray]
 
@@ -79,14 +82,8 @@ TOPICS: dict[str, frozenset[str]] = {
 }
 
 _FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "i'm", "i've", "i'd", "i'll", "we're", "we've"})
-_RELATIONS = (
-    r"wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|mom|mum|mother|dad|father|sister|brother|son|"
-    r"daughter|kids|children|friends?|best friend|boss|roommate|grandma|grandpa|grandmother|grandfather|"
-    r"aunt|uncle|cousin|niece|nephew|parents|family|dog|cat|puppy|kitten|pets?"
-)
-_REL_RE = re.compile(rf"\b(?:my|our)\s+((?:little\s+|older\s+|younger\s+|new\s+|oldest\s+|youngest\s+)?(?:{_RELATIONS}))\b", re.I)
+_REL_RE = re.compile(rf"\b(?:my|our)\s+((?:little\s+|older\s+|younger\s+|new\s+|oldest\s+|youngest\s+)?(?:{RELATIONS}))\b", re.I)
 _ANIMALS = {"dog", "cat", "puppy", "kitten", "pet", "pets"}
-
 _ORG_RE = re.compile(r"\b(University|College|School|Inc|Corp|Company|Club|Center|Centre|Foundation|Association|Hospital|Church|Institute|Bank|Group|Society|Museum|Library|Academy|Studio|Agency|Team|Network)\b")
 _PLACE_RE = re.compile(r"\b(City|Park|Beach|Lake|Mountains?|River|Street|Island|Canyon|County|State|Valley|Falls|Bay|Coast|Village|Town|Forest|Hills?)\b")
 _EVENT_RE = re.compile(r"\b(Festival|Parade|Conference|Day|Party|Marathon|Pride|Christmas|Thanksgiving|Halloween|Easter|Olympics|Cup|Fair|Week|Summit)\b")
@@ -227,6 +224,7 @@ class RuleExtractor:
         self.max_concept_share = max_concept_share
         self._concepts: frozenset[str] = frozenset()
         self._common: frozenset[str] = frozenset()
+        self._speakers: list[str] = []
 
     def common_words(self, events: Sequence[LayerEvent]) -> frozenset[str]:
         """Words this conversation mostly writes in lower case (`app.domain.layers.text.common_words`);
@@ -263,6 +261,7 @@ class RuleExtractor:
         known = known if known is not None else self.known_names(evs, self._common)
         self._concepts = concepts if concepts is not None else self.recurring_concepts(evs)
         speaker_keys = {norm_name(e.speaker) for e in evs if e.speaker}
+        self._speakers = list(dict.fromkeys(e.speaker for e in evs if e.speaker))
         out: list[RawFact] = []
         for ev in evs:
             prev_in_event: int | None = None
@@ -310,9 +309,33 @@ class RuleExtractor:
         for m in _REL_RE.finditer(clause):
             rel = re.sub(r"^(little|older|younger|new|oldest|youngest)\s+", "", m.group(1).lower())
             ents.append((f"{ev.speaker}'s {rel}", "animal" if rel in _ANIMALS else "person"))
+        addressee = self._addressee(ev)
+        if addressee:
+            for m in YOUR_REL_RE.finditer(clause):
+                rel = relation(m.group(1))
+                ents.append((f"{addressee}'s {rel}", "animal" if rel in _ANIMALS else "person"))
+        for m in NAMED_POSS_RE.finditer(clause):  # "Tom's mother": someone of her own
+            owner = m.group("owner")
+            if owner.lower() not in NOT_NAMES and owner.lower() not in CALENDAR_WORDS:
+                rel = relation(m.group("rel"))
+                ents.append((f"{owner}'s {rel}", "animal" if rel in _ANIMALS else "person"))
+        same_as = []
+        for s in spans:  # "Dr. Okafor" is also "Okafor"
+            parts = s.split(" ", 1)
+            if len(parts) == 2 and parts[0].rstrip(".").lower() in TITLES:
+                ents.append((parts[1], "person"))
+                same_as.append((s, parts[1]))
+        for form, name in stated_aliases(clause, ev.speaker, addressee):
+            if norm_name(name) in speaker_keys and norm_name(form).split("'")[0] == norm_name(name):
+                continue
+            if norm_name(name) not in {norm_name(n) for n, _ in ents}:
+                ents.append((name, "person"))
+            if norm_name(form) not in {norm_name(n) for n, _ in ents}:
+                ents.append((form, "animal" if form.rsplit(" ", 1)[-1] in _ANIMALS else "person"))
+            same_as.append((form, name))
         span_keys = {norm_name(s) for s in spans}
         for c in sorted(concept_candidates(clause) & self._concepts):
-            if c not in span_keys and not re.fullmatch(_RELATIONS, c.split()[-1], re.I):  # "my son" is a relative
+            if c not in span_keys and not re.fullmatch(RELATIONS, c.split()[-1], re.I):  # "my son" is a relative
                 ents.append((c, "concept"))
         seen: set[str] = set()
         uniq = []
@@ -320,7 +343,14 @@ class RuleExtractor:
             if norm_name(n) not in seen:
                 seen.add(norm_name(n))
                 uniq.append((n, k))
-        return RawFact(ev.id, clause.strip(), uniq, dates, topic_of(clause))
+        return RawFact(ev.id, clause.strip(), uniq, dates, topic_of(clause), same_as=same_as)
+
+    def _addressee(self, ev: LayerEvent) -> str | None:
+        """Who "you" is: the event's recipient, else the other speaker of a two-person conversation."""
+        if ev.recipient:
+            return ev.recipient
+        others = [sp for sp in self._speakers if sp != ev.speaker]
+        return others[0] if len(self._speakers) == 2 and len(others) == 1 else None
 
     def extract(self, events: Sequence[LayerEvent], episodes: Sequence[Episode] | None = None) -> GraphFragment:
         evs = in_time_order(events)

@@ -131,6 +131,7 @@ class RawFact:
     topic: str = "general"
     causes: list[int] = field(default_factory=list)  # indices of facts (same list) that caused this one
     cue: str | None = None  # the causal cue word, when there is one
+    same_as: list[tuple[str, str]] = field(default_factory=list)  # surface pairs naming one entity ("my husband Tom")
 
 
 def _slug(key: str) -> str:
@@ -171,6 +172,7 @@ def merge_entities(
     speakers: Sequence[str],
     encode: Encode | None = None,
     threshold: float = ENTITY_MERGE_COSINE,
+    same_as: Sequence[tuple[str, str]] = (),
 ) -> tuple[dict[str, str], list[Entity]]:
     """Merge (surface, kind, event_id) mentions into entities.
 
@@ -202,6 +204,10 @@ def merge_entities(
         for sk in speaker_keys:
             if _first_name_prefix(k, sk):
                 uf.union(sk, k)
+    for x, y in same_as:  # aliases the extractor saw stated (apposition, "X is my sister")
+        kx, ky = norm_name(x), norm_name(y)
+        if kx in surfaces and ky in surfaces:
+            uf.union(kx, ky)
     if encode is not None and len(keys) > 1:
         vecs = np.asarray(encode(keys), dtype=np.float32)
         sims = vecs @ vecs.T
@@ -270,7 +276,7 @@ def assemble(
     ep_of_event = {eid: ep.id for ep in episodes for eid in ep.event_ids}
     speakers = list(dict.fromkeys(e.speaker for e in events if e.speaker))
     mentions = [(name, kind, f.event_id) for f in facts for name, kind in f.entities]
-    key_to_id, entities = merge_entities(mentions, speakers, encode)
+    key_to_id, entities = merge_entities(mentions, speakers, encode, same_as=[p for f in facts for p in f.same_as])
 
     # facet points, numbered per event in fact order
     per_event: Counter[str] = Counter()

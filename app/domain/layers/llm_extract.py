@@ -29,7 +29,7 @@ from app.domain.layers.timeparse import TimeMention, resolve_time_expressions
 from app.domain.timeexpr import grain_span
 from app.ports import LLM, LLMError
 
-LAYER_VERSION = "llm_extract/2"  # 2: time mentions' ranges are half-open [range_start, range_end)
+LAYER_VERSION = "llm_extract/3"  # 2: time mentions' ranges are half-open; 3: the rules it builds on (timeparse/3, graph_extract/4)
 
 Encode = Callable[[list[str]], np.ndarray]
 Kind = Literal["person", "place", "organization", "event", "animal", "thing"]

@@ -6,12 +6,17 @@ the gate, the surprise index, the engrams and the graph agree on what those word
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 
-WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’&\-]*[A-Za-z]|[A-Za-z]|\d+(?:[.,:/]\d+)*(?:st|nd|rd|th|s|k|%)?")
-_SENT_SPLIT_RE = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|\n+")
+# Letters are any script's letters ("Belém", "Müller", "Zoë"), not ASCII only.
+_L = r"[^\W\d_]"
+WORD_RE = re.compile(rf"{_L}(?:{_L}|['’&\-])*{_L}|{_L}|\d+(?:[.,:/]\d+)*(?:st|nd|rd|th|s|k|%)?")
+# not after a title ("Dr. Okafor" is one name)
+_SENT_SPLIT_RE = re.compile(r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bMx\.)(?<!\bProf\.)"
+                            r"(?<=[.!?…])[\"')\]]*\s+|\n+")
 EMOJI_RE = re.compile(
     "[\U0001F300-\U0001FAFF\U0001F000-\U0001F2FF\u2600-\u27BF\u2B00-\u2BFF]|(?<!\\w)(?::-?[)(DPp]|;-?\\)|<3)"
 )
@@ -85,16 +90,45 @@ def split_sentences(text: str) -> list[str]:
     return [p for p in parts if p and any(c.isalnum() for c in p)]
 
 
+def fold(text: str) -> str:
+    """Case and diacritics folded ("Belém" -> "belem", "MÜLLER" -> "muller"), for comparing only:
+    what is shown keeps its own letters."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _edge_punct(c: str) -> bool:
+    cat = unicodedata.category(c)
+    return (cat[0] in "PZ" or cat in ("Sk", "Sm", "So")) and c not in "&%#@+"
+
+
+def strip_punct(text: str) -> str:
+    """`text` without the punctuation, symbols and spaces at either end ("Seattle!" -> "Seattle",
+    "«Belém»" -> "Belém"); inner punctuation stays ("St. Louis", "AT&T")."""
+    i, j = 0, len(text)
+    while i < j and _edge_punct(text[i]):
+        i += 1
+    while j > i and _edge_punct(text[j - 1]):
+        j -= 1
+    return text[i:j]
+
+
 def norm_name(name: str) -> str:
-    """The key two surface forms share when they name the same thing ("The Louvre's" ~ "louvre")."""
-    s = name.lower().replace("’", "'").strip(" .,!?;:'\"()[]")
+    """The key two surface forms share when they name the same thing ("The Louvre's" ~ "louvre",
+    "Seattle!" ~ "seattle", "Belém" ~ "belem"): folded case and diacritics, no edge punctuation,
+    no possessive, no leading article or possessive pronoun."""
+    s = strip_punct(fold(name).replace("’", "'"))
     s = re.sub(r"'s$", "", s)
     s = re.sub(r"^(the|a|an|my|our|his|her|their)\s+", "", s)
-    return re.sub(r"\s+", " ", s).strip()
+    return strip_punct(re.sub(r"\s+", " ", s).strip())
 
 
-_TOKEN_SPAN_RE = re.compile(r"[A-Za-z][A-Za-z0-9'’&\.\-]*|\S")
-_CONNECTORS = frozenset({"of", "the", "de", "&"})
+_TOKEN_SPAN_RE = re.compile(r"[^\W\d_][\w'’&\.\-]*|\S")
+_CONNECTORS = frozenset({"of", "the", "de", "da", "do", "&"})
+TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "mx"})
+# imperatives that open a sentence before a name ("Meet Theo!", "Ask Ben")
+OPENING_VERBS = frozenset("""meet ask tell call text thank welcome invite visit congratulate say give send email
+    message introduce let help hug wish remind greet""".split())
 
 
 def _is_cap(tok: str) -> bool:
@@ -102,7 +136,7 @@ def _is_cap(tok: str) -> bool:
 
 
 def _clean_tok(tok: str) -> str:
-    tok = tok.rstrip(".")
+    tok = tok.rstrip(".-")
     return re.sub(r"['’]s$", "", tok)
 
 
@@ -116,6 +150,12 @@ def _spans_cached(text: str, known: frozenset[str], common: frozenset[str]) -> t
         first_alpha = next((k for k, t in enumerate(toks) if t[:1].isalpha()), -1)
         while i < n:
             tok = toks[i]
+            title = None
+            if (_clean_tok(tok).lower() in TITLES and i + 1 < n and _is_cap(toks[i + 1])
+                    and _clean_tok(toks[i + 1]).lower() not in NOT_NAMES | CALENDAR_WORDS):
+                title = tok  # "Dr. Okafor": the title belongs to the name
+                i += 1
+                tok = toks[i]
             if not _is_cap(tok) or _clean_tok(tok).lower() in NOT_NAMES or _clean_tok(tok).lower() in CALENDAR_WORDS:
                 i += 1
                 continue
@@ -128,17 +168,20 @@ def _spans_cached(text: str, known: frozenset[str], common: frozenset[str]) -> t
                     j += 2
                 else:
                     break
-            span_toks = [_clean_tok(t) for t in toks[i:j]]
+            span_toks = [t if _clean_tok(t).lower() in TITLES else _clean_tok(t) for t in toks[i:j]]
             while span_toks and span_toks[-1].lower() in _CONNECTORS:
                 span_toks.pop()
             initial = i == first_alpha
-            # "Bye Ana", "Congrats Ben": an opening word glued to a name is not part of it
-            if initial and len(span_toks) > 1 and norm_name(span_toks[0]) not in known and norm_name(" ".join(span_toks[1:])) in known:
+            # "Bye Ana", "Congrats Ben", "Meet Theo": an opening word glued to a name is not part of it
+            if initial and len(span_toks) > 1 and norm_name(span_toks[0]) not in known and (
+                    norm_name(" ".join(span_toks[1:])) in known or span_toks[0].lower() in OPENING_VERBS):
                 span_toks = span_toks[1:]
                 initial = False
             span = " ".join(span_toks)
             if len(span_toks) == 1 and norm_name(span) in common:
                 span = ""
+            if span and title:
+                span, initial = f"{title} {span}", False
             if span and (not initial or j - i > 1 or norm_name(span) in known):
                 out.append(span)
             i = j
@@ -156,7 +199,7 @@ def capitalised_spans(text: str, known: frozenset[str] = frozenset(),
     return list(_spans_cached(text, known, common))
 
 
-_WORD_CASE_RE = re.compile(r"\b[A-Za-z][a-z'’\-]*[a-z]\b")
+_WORD_CASE_RE = re.compile(r"\b[^\W\d_](?:[^\W\d_A-Z]|['’\-])*[^\W\d_A-Z]\b")
 COMMON_SHARE = 0.5  # lower-case uses per capitalised use at which a word reads as an ordinary word
 
 

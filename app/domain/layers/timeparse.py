@@ -19,47 +19,61 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import lru_cache
-from typing import Iterable, Literal
+from typing import Iterable
 
 import dateparser
 
-from app.domain.timeexpr import MONTH_RE, ORD_RE, SEASON_MONTHS, grain_span, relative_season, relative_weekend, year_span
+from app.domain.layers.timecal import (
+    _FUZZY,
+    _HOLIDAY,
+    _MONTH_CAP,
+    _NUM,
+    _ORD,
+    _PART,
+    _SEASON,
+    _UNIT,
+    _WD,
+    Granularity,
+    calendar_span,
+    label,
+    nth_day,
+    sentence_tense,  # noqa: F401  (re-exported: the tense rule callers read from here)
+    tense_around,
+)
+from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, relative_weekend, year_span
 
-LAYER_VERSION = "timeparse/2"  # 2: ranges are half-open [range_start, range_end)
+LAYER_VERSION = "timeparse/3"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
 
-Granularity = Literal["day", "week", "month", "season", "year"]
-
-_NUM = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple of|a couple|few|several)"
-_UNIT = r"(?:days?|weeks?|months?|years?)"
-# abbreviations only when capitalised: "sat" is a verb, "Sat" a day
-_WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|(?-i:Mon|Tues?|Wed|Thur?s?|Fri|Sat)\b\.?)"
-_SEASON = r"(?:summer|winter|spring|fall|autumn)"
-_MONTH_CAP = MONTH_RE
-_ORD = ORD_RE
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(rf"\b(?:on\s+)?{_WD},?\s+(?:(?:the\s+)?{_ORD}\s+(?:of\s+)?{_MONTH_CAP}|{_MONTH_CAP}\s+{_ORD}\b|the\s+{_ORD}\b)(?:,?\s+(?:19|20)\d\d\b)?", re.I), "absolute"),
     (re.compile(rf"\b(?:on\s+)?(?:the\s+)?{_ORD}\s+(?:of\s+)?{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d)?\b"), "absolute"),
     (re.compile(rf"\b(?:on\s+)?{_MONTH_CAP}\s+{_ORD}\b(?:,?\s+(?:19|20)\d\d\b)?"), "absolute"),
-    (re.compile(rf"\b(?:in|during|since|by|until|of|early|late|mid|mid-|end of|last|next|this)\s+{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d)?\b"), "relative"),
+    (re.compile(rf"\b(?i:(?:(?:at|by|until|in|from)\s+)?(?:the\s+)?(?:{_PART}))[\s-]*{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d)?\b"), "relative"),
+    (re.compile(rf"\b(?:in|during|since|by|until|of|last|next|this)\s+{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d)?\b"), "relative"),
     (re.compile(rf"\b{_MONTH_CAP}\s+(?:19|20)\d\d\b"), "absolute"),
+    (re.compile(rf"\b(?i:your|the|my|our|their|his|her)\s+{_MONTH_CAP}(?!\s+\d)"), "relative"),
     (re.compile(r"\b(?:in|since|back in|during|by|until|of)\s+(?:19|20)\d\d\b", re.I), "absolute"),
     (re.compile(r"\b(?:the day before yesterday|the day after tomorrow|yesterday|today|tonight|tomorrow|last night|this (?:morning|afternoon|evening))\b", re.I), "relative"),
     (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+(?:ago|back|earlier)\b", re.I), "relative"),
     (re.compile(rf"\b(?:in|within)\s+(?:the\s+next\s+)?{_NUM}\s+{_UNIT}\b", re.I), "relative"),
     (re.compile(rf"\b(?:last|this past|this|next|past)\s+(?:week|weekend|month|year|{_SEASON}|{_WD})\b", re.I), "relative"),
+    (re.compile(rf"\b(?:in|during|over|by|for|until)\s+(?:the\s+)?{_SEASON}\b(?!\s+(?:of\s+)?(?:19|20)\d\d)", re.I), "relative"),
+    (re.compile(rf"\b(?:the\s+)?{_SEASON}\s+(?:of\s+)?(?:19|20)\d\d\b", re.I), "absolute"),
+    (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+from\s+(?:now|today)\b", re.I), "relative"),
+    (re.compile(r"\b(?:(?:at|by|until|before|from)\s+)?the\s+(?:end|beginning|start|middle)\s+of\s+(?:the|this|next|last)\s+month\b", re.I), "relative"),
+    (re.compile(r"\b(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?[A-Za-z])", re.I), "relative"),
+    (re.compile(rf"\b(?:on\s+)?(?:{_HOLIDAY})(?:\s+(?:19|20)\d\d)?", re.I), "relative"),
     (re.compile(rf"\b(?:on\s+)?{_WD}\b", re.I), "relative"),
+    # a bare season only where it stands for a time ("summer trip", "see you in spring."); "fall" only as
+    # "the fall" (a verb otherwise), and never before another noun ("summer camp")
+    (re.compile(r"(?<![\w-])(?:the\s+(?:summer|winter|spring|fall|autumn)|summer|winter|spring|autumn)"
+                r"(?=\s*(?:[.,!?;:]|$)|\s+(?:trip|vacation|holiday|break|plans?|getaway|season)\b)", re.I), "relative"),
     (re.compile(r"\b(?:the other (?:day|week|night)|a while (?:ago|back)|some time ago|not long ago)\b", re.I), "vague"),
 ]
 
-_FUTURE_RE = re.compile(
-    r"\b(will|'ll|going to|gonna|plan(ning)? to|planning|can't wait|looking forward|hope to|next|see you|"
-    r"tomorrow|soon|upcoming|intend|want to|would like to|'d like to|"
-    r"(?:am|are|is|'m|'re|'s)\s+(?:going|heading|flying|driving|leaving|moving|starting|visiting))\b",
-    re.I,
-)
 _WD_FULL = {d[:3]: d for d in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")}
-_FUZZY = {"a few": "3", "few": "3", "several": "3", "a couple of": "2", "a couple": "2"}
 
 
 @dataclass(frozen=True)
@@ -88,16 +102,6 @@ def find_time_expressions(text: str) -> list[tuple[int, int, str, str]]:
     return sorted(taken)
 
 
-def _label(d: date, gran: Granularity) -> str:
-    if gran == "day":
-        return f"{d.day} {calendar.month_name[d.month]} {d.year}"
-    if gran == "week":
-        return f"week of {d.day} {calendar.month_name[d.month]} {d.year}"
-    if gran == "month":
-        return f"{calendar.month_name[d.month]} {d.year}"
-    return str(d.year)
-
-
 def _granularity(expr: str) -> Granularity:
     low = expr.lower()
     if re.search(r"\bweeks?\b", low) and "weekend" not in low:
@@ -116,7 +120,12 @@ def _granularity(expr: str) -> Granularity:
 
 
 @lru_cache(maxsize=32768)
-def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date, date, Granularity] | None:
+def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date, date, Granularity] | tuple[date, date, date, Granularity, str] | None:
+    cal = calendar_span(expr, base_day, prefer)
+    if cal is not None:
+        return cal
+    if prefer == "nearest":
+        prefer = "past"
     low = expr.lower().strip()
     low = re.sub(r"^(on|the)\s+", "", low)
     m = re.fullmatch(r"(last|this past|this|next|past)\s+(weekend|" + _SEASON + ")", low)
@@ -157,12 +166,6 @@ def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date,
     return d, s, e, gran
 
 
-def _sentence_around(text: str, start: int, end: int) -> str:
-    left = max(text.rfind(c, 0, start) for c in ".!?\n") + 1
-    rights = [i for i in (text.find(c, end) for c in ".!?\n") if i >= 0]
-    return text[left : min(rights) if rights else len(text)]
-
-
 def resolve_time_expressions(text: str, base: datetime) -> list[TimeMention]:
     """Every time expression in `text` with its absolute date(s) relative to `base` (event time)."""
     out: list[TimeMention] = []
@@ -173,22 +176,34 @@ def resolve_time_expressions(text: str, base: datetime) -> list[TimeMention]:
         low = surface.lower()
         if re.search(r"\b(ago|last|past|yesterday|back|earlier)\b", low) or "last night" in low:
             prefer = "past"
-        elif re.search(r"\b(next|tomorrow|in \S+ (days?|weeks?|months?|years?))\b", low):
+        elif re.search(r"\b(next|tomorrow|from now|in \S+ (days?|weeks?|months?|years?))\b", low):
             prefer = "future"
-        else:  # a bare weekday or month: the tense of its own sentence decides
-            prefer = "future" if _FUTURE_RE.search(_sentence_around(text, s, e)) else "past"
-        res = _resolve_cached(surface, base.date(), prefer)
+        else:  # a bare weekday, month, season or holiday: the tense of its own sentence decides
+            tense = tense_around(text, s, e)
+            # no tense at all (present: "the demo is on Friday", "I start on June 12"): the coming one
+            prefer = tense or "future"
+        nth = re.fullmatch(r"(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)", surface.strip(), re.I)
+        if nth:  # "on August 10 and back on the 24th": the month of the day named before it
+            prev = next((m for m in reversed(out) if m.resolved and m.granularity == "day" and m.date), None)
+            anchor = date.fromisoformat(prev.date) if prev else base.date()
+            res = nth_day(anchor, int(nth.group(1)), "future" if prev else prefer)
+        else:
+            res = _resolve_cached(surface, base.date(), prefer)
         if res is None:
             out.append(TimeMention(surface, s, e, kind))
             continue
-        d, rs, re_, gran = res
+        d, rs, re_, gran = res[:4]
+        if len(res) == 5:
+            out.append(TimeMention(surface, s, e, kind, True, d.isoformat(), rs.isoformat(), re_.isoformat(), gran,
+                                   res[4]))  # type: ignore[misc]
+            continue
         if gran == "season":
-            label = f"{[k for k, v in SEASON_MONTHS.items() if v == rs.month][0]} {rs.year}"
+            said = f"{[k for k, v in SEASON_MONTHS.items() if v == rs.month][0]} {rs.year}"
         elif gran == "week" and (re_ - rs).days == 2:
-            label = f"weekend of {rs.day} {calendar.month_name[rs.month]} {rs.year}"
+            said = f"weekend of {rs.day} {calendar.month_name[rs.month]} {rs.year}"
         else:
-            label = _label(d if gran == "day" else rs, gran)
-        out.append(TimeMention(surface, s, e, kind, True, d.isoformat(), rs.isoformat(), re_.isoformat(), gran, label))
+            said = label(d if gran == "day" else rs, gran)
+        out.append(TimeMention(surface, s, e, kind, True, d.isoformat(), rs.isoformat(), re_.isoformat(), gran, said))
     return out
 
 

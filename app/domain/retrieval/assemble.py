@@ -11,14 +11,23 @@
 A piece that does not fit is skipped, not truncated, so shorter evidence behind it still gets
 in. The chosen lines are then ordered by time, each with its absolute date and speaker, so the
 answer model reads the conversation as it happened.
+
+Each line shows what the layers resolved: a relative date gets its absolute date beside the words
+("last Saturday [15 April 2023]"), and a turn whose claim a later turn replaced says so
+("[superseded by a later statement of 2023-06-12]"). When a superseded turn is in the context, the
+turn that superseded it is brought in right after the direct evidence (when it is known and fits),
+so a question about the current value sees the current value next to the old one.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 
 from app.domain.event import turn_text
+from app.domain.layers.timeparse import resolve_time_expressions
 
 
 @dataclass(frozen=True)
@@ -27,6 +36,8 @@ class ContextItem:
     speaker: str
     content: str
     occurred_at: datetime
+    superseded_by: int | None = None  # the later event whose claim replaced this one's
+    superseded_at: datetime | None = None  # that event's time, when known
 
 
 @dataclass(frozen=True)
@@ -63,8 +74,37 @@ class AssembledContext:
 _STAMP = datetime(2000, 1, 1)
 
 
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+@lru_cache(maxsize=16384)
+def annotate_dates(content: str, occurred_at: datetime) -> str:
+    """`content` with each relative time expression followed by the date it resolves to against the
+    turn's own time: "I went there last Saturday" said on 18 April 2023 ->
+    "I went there last Saturday [15 April 2023]". Expressions that name their year already, and
+    vague ones ("the other day"), are left as they are."""
+    out, pos = [], 0
+    for m in resolve_time_expressions(content, occurred_at):
+        if not m.resolved or not m.label or _YEAR.search(m.surface):
+            continue
+        out.append(content[pos:m.end])
+        out.append(f" [{m.label}]")
+        pos = m.end
+    out.append(content[pos:])
+    return "".join(out)
+
+
+def superseded_note(item: ContextItem) -> str:
+    if item.superseded_by is None:
+        return ""
+    when = f" of {item.superseded_at.strftime('%Y-%m-%d')}" if item.superseded_at is not None else ""
+    return f" [superseded by a later statement{when}]"
+
+
 def render_line(item: ContextItem) -> str:
-    return f"[{item.occurred_at.strftime('%Y-%m-%d %H:%M')}] {turn_text(item.speaker, item.content)}"
+    content = annotate_dates(item.content, item.occurred_at)
+    return (f"[{item.occurred_at.strftime('%Y-%m-%d %H:%M')}] {turn_text(item.speaker, content)}"
+            f"{superseded_note(item)}")
 
 
 def render_summary(s: SummaryItem) -> str:
@@ -108,6 +148,12 @@ def assemble(
 
     for item in ranked[: plan.direct]:
         take(item, "direct evidence")
+    # the current value next to a replaced one: the superseding turn, when it is among the candidates
+    by_id = {it.id: it for it in ranked}
+    for item in ranked[: plan.direct]:
+        newer = by_id.get(item.superseded_by) if item.id in chosen and item.superseded_by is not None else None
+        if newer is not None:
+            take(newer, f"supersedes #{item.id}")
     for item in ranked[: plan.neighbour_of]:
         if item.id in chosen:
             for n in (neighbours or {}).get(item.id, ()):

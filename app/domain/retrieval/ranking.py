@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from app.domain.event import turn_text
+from app.domain.filters import metadata_matches
 from app.domain.recipe import Recipe
 from app.domain.retrieval.features import candidate_features, order_by_model
 from app.domain.retrieval.fusion import weighted_rrf
@@ -108,7 +109,11 @@ def in_scope(e: EventLike, scope: ScopeLike) -> bool:
         return False
     if scope.start is not None and e.occurred_at < scope.start:
         return False
-    return scope.end is None or e.occurred_at <= scope.end
+    if scope.end is not None and e.occurred_at > scope.end:
+        return False
+    # the metadata filter (`where`, canonical JSON) when the scope has one: jsonb `@>` semantics
+    where = getattr(scope, "where", None)
+    return where is None or metadata_matches(getattr(e, "metadata", None), where)
 
 
 def reweight_ranked(ranked: list[RankedItem], intent: Intent, query: str, scope: ScopeLike, recipe: Recipe, *,

@@ -1,0 +1,55 @@
+"""Relations and the aliases a conversation states for them: "my husband Tom" said by Grace makes
+"Grace's husband" and "Tom" one entity; so do "Tom, my husband", "my husband is Tom", "my dog's
+name is Rex", and "your sister Leah" said to Maya ("Maya's sister"). Pure, no I/O.
+"""
+from __future__ import annotations
+
+import re
+
+from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES
+
+RELATIONS = (
+    r"wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|mom|mum|mother|dad|father|sister|brother|son|"
+    r"daughter|kids|children|friends?|best friend|boss|roommate|grandma|grandpa|grandmother|grandfather|"
+    r"aunt|uncle|cousin|niece|nephew|parents|family|dog|cat|puppy|kitten|pets?|"
+    r"doctor|dentist|therapist|teammate|coworker|co-worker|colleague|manager|landlord|landlady|coach|tutor|"
+    r"trainer|neighbou?r|stepmom|stepdad|stepson|stepdaughter|grandson|granddaughter|gf|bf|hubby|bestie"
+)
+
+# Aliases stated in the text: apposition ("my husband Tom", "Tom, my husband"), copula ("Tom is my
+# husband"), naming ("my sister's name is Leah", "my dog, called Rex") and possession by a named
+# person ("Tom's mother"), or by the one addressed ("your sister", said to Maya: "Maya's sister").
+_MODS = r"(?:(?:little|older|younger|new|oldest|youngest|big|baby|twin|step|late)\s+)?"
+_NAME = r"(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?[A-ZÀ-ÖØ-Þ][\w\-]*\b(?:\s+[A-ZÀ-ÖØ-Þ][\w\-]*\b)?)(?!['’]s\b)"
+_ALIAS_RES = [
+    re.compile(rf"\b(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})\s*,?\s+(?:(?:is\s+)?(?:named|called)\s+)?{_NAME}"),
+    re.compile(rf"\b(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})['’]s\s+name\s+is\s+{_NAME}"),
+    re.compile(rf"\b(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})\s+(?:is|was)\s+{_NAME}"),
+    re.compile(rf"{_NAME}\s*(?:,\s*|\s+(?:is|was|,\s*who\s+is)\s+)(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})\b"),
+]
+YOUR_REL_RE = re.compile(rf"\b[Yy]our\s+({_MODS}(?:{RELATIONS}))\b")
+NAMED_POSS_RE = re.compile(rf"\b(?P<owner>[A-ZÀ-ÖØ-Þ][\w\-]+)['’]s\s+{_MODS}(?P<rel>{RELATIONS})\b")
+_ALIAS_NOT = frozenset("and but so or then also just really".split())
+
+
+def relation(rel: str) -> str:
+    return re.sub(rf"^{_MODS}", "", rel.lower()).strip()
+
+
+def stated_aliases(text: str, speaker: str, addressee: str | None) -> list[tuple[str, str]]:
+    """(relation form, name) pairs the text states: "my husband Tom" said by Grace -> ("Grace's husband",
+    "Tom"). "your" needs the addressee; the name must not be a common word or a calendar word."""
+    out: list[tuple[str, str]] = []
+    for rx in _ALIAS_RES:
+        for m in rx.finditer(text):
+            poss, name = m.group("poss").lower(), m.group("name")
+            first = name.split()[0]
+            if first.lower() in NOT_NAMES or first.lower() in CALENDAR_WORDS or first.lower() in _ALIAS_NOT:
+                continue
+            if len(name.split()) > 1 and name.split()[1].lower() in NOT_NAMES | CALENDAR_WORDS:
+                name = first
+            owner = addressee if poss == "your" else speaker
+            if not owner:
+                continue
+            out.append((f"{owner}'s {relation(m.group('rel'))}", name))
+    return out

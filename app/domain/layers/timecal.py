@@ -1,0 +1,315 @@
+"""The calendar side of `app.domain.layers.timeparse`: the regex pieces its patterns share, the tense
+of the clause around an expression (which way a bare weekday, date, month, season or holiday points),
+and the forms resolved by the calendar rather than dateparser: parts of a month ("the end of May",
+days 21 to the end), months, seasons and holidays named without a year, "Tuesday, June 11",
+"Tuesday the 11th", "the 24th" after a named day, "two days from now". Pure functions, no I/O.
+"""
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import date, timedelta
+from typing import Literal
+
+from app.domain.timeexpr import (
+    MONTH_RE,
+    MONTHS,
+    NUMBER_WORDS,
+    ORD_RE,
+    grain_span,
+    month_span,
+    relative_season,
+    season_span,
+    year_span,
+)
+
+Granularity = Literal["day", "week", "month", "season", "year"]
+
+_NUM = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple of|a couple|few|several)"
+_UNIT = r"(?:days?|weeks?|months?|years?)"
+# abbreviations only when capitalised: "sat" is a verb, "Sat" a day
+_WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|(?-i:Mon|Tues?|Wed|Thur?s?|Fri|Sat)\b\.?)"
+_SEASON = r"(?:summer|winter|spring|fall|autumn)"
+_MONTH_CAP = MONTH_RE
+_ORD = ORD_RE
+_PART = r"early|mid|middle\s+of|late|end\s+of|beginning\s+of|start\s+of"
+# fixed-date holidays (month, day); Thanksgiving (US) is computed
+_HOLIDAYS = {"christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25), "new year's eve": (12, 31),
+             "new years eve": (12, 31), "new year's day": (1, 1), "new years day": (1, 1), "halloween": (10, 31),
+             "valentine's day": (2, 14), "valentines day": (2, 14), "valentine's": (2, 14), "independence day": (7, 4),
+             "the fourth of july": (7, 4), "fourth of july": (7, 4), "thanksgiving": (11, 0)}
+_HOLIDAY = "|".join(re.escape(h).replace("'", "['’]?") for h in sorted(_HOLIDAYS, key=len, reverse=True))
+
+_FUZZY = {"a few": "3", "few": "3", "several": "3", "a couple of": "2", "a couple": "2"}
+
+
+def label(d: date, gran: Granularity) -> str:
+    if gran == "day":
+        return f"{d.day} {calendar.month_name[d.month]} {d.year}"
+    if gran == "week":
+        return f"week of {d.day} {calendar.month_name[d.month]} {d.year}"
+    if gran == "month":
+        return f"{calendar.month_name[d.month]} {d.year}"
+    return str(d.year)
+
+
+# Tense of the sentence around a time expression. Auxiliaries of the future win ("I decided I'll
+# move in June"), then past forms ("we moved in June"), then the softer future cues ("planning").
+_FUTURE_STRONG = re.compile(
+    r"\b(will|shall|going to|gonna|about to|can't wait|cannot wait|looking forward|see you|tomorrow|next|soon|"
+    r"upcoming|(?:is|are|'s|'re)\s+(?:planned|scheduled|set|booked|due)\s+(?:for|to|on)|"
+    r"(?:am|are|is|'m|'re|'s)\s+(?:going|heading|flying|driving|leaving|moving|starting|visiting|coming|"
+    r"getting|having|hosting|taking|traveling|travelling|returning|relocating|joining|meeting|doing))\b|'ll\b",
+    re.I,
+)
+_PAST_RE = re.compile(
+    r"\b(was|were|went|did|had|got|came|ago|yesterday|last|used to|made|took|saw|met|left|began|bought|"
+    r"ran|won|lost|told|felt|spent|gave|found|thought|drove|flew|said|sent|built|wrote|heard|kept|brought|caught|"
+    r"taught|sold|paid|ate|drank|slept|woke|sat|stood|grew|knew|threw|wore|swam|sang|forgot|became|broke|chose|fell|"
+    r"born|(?!(?:need|feed|seed|speed|indeed|embed|shed|"
+    r"hundred|red|bed|wed|proceed|exceed|succeed|breed|bleed|weed|greed|freed|fled)\b)[a-z]{2,}ed)\b",
+    re.I,
+)
+_FUTURE_SOFT = re.compile(
+    r"\b(plan|plans|planning|planned to|hope to|hoping to|intend|intending|want to|wants to|would like to|'d like to|"
+    r"expect|expecting|scheduled|booked|set for|due)\b",
+    re.I,
+)
+
+
+def sentence_tense(sentence: str) -> str | None:
+    """"future", "past" or None (no sign either way) for one sentence."""
+    if _FUTURE_STRONG.search(sentence):
+        return "future"
+    if _PAST_RE.search(sentence):
+        return "past"
+    if _FUTURE_SOFT.search(sentence):
+        return "future"
+    return None
+
+
+def pick_year(mo: int, day: int, ref: date, prefer: str) -> int:
+    """The year of a month (and day) named without one: "past" the latest not after `ref`, "future"
+    the first not before it (the current month counts as both: "end of May" said on 20 May is this May),
+    "nearest" whichever is closer."""
+    here = (mo, day) if day else (mo, 0)
+    now = (ref.month, ref.day) if day else (ref.month, 0)
+    past = ref.year if here <= now else ref.year - 1
+    future = ref.year if here >= now else ref.year + 1
+    if prefer == "past":
+        return past
+    if prefer == "future":
+        return future
+    d = day or 15
+    dp = abs((date(past, mo, min(d, 28)) - ref).days)
+    df = abs((date(future, mo, min(d, 28)) - ref).days)
+    return past if dp <= df else future
+
+
+def weekday_num(token: str) -> int:
+    return [d[:3] for d in calendar.day_name].index(token.strip(" .,").lower()[:3].capitalize())
+
+
+def weekday_the_nth(ref: date, wd: int, day: int, prefer: str) -> date | None:
+    """The nearest day-of-month `day` falling on weekday `wd`: forward from `ref` unless `prefer` is past."""
+    step = -1 if prefer == "past" else 1
+    y, mo = ref.year, ref.month
+    for _ in range(14):
+        try:
+            d = date(y, mo, day)
+        except ValueError:
+            d = None
+        if d is not None and d.weekday() == wd and ((d >= ref) if step > 0 else (d <= ref)):
+            return d
+        mo += step
+        if mo > 12:
+            y, mo = y + 1, 1
+        elif mo < 1:
+            y, mo = y - 1, 12
+    return None
+
+
+def valid(y: int, mo: int, day: int) -> bool:
+    try:
+        date(y, mo, day)
+    except ValueError:
+        return False
+    return True
+
+
+def nth_day(anchor: date, day: int, prefer: str) -> tuple[date, date, date, Granularity, str] | None:
+    """Day `day` of `anchor`'s month, or of the next (previous, in the past) month when that is behind
+    (ahead of) `anchor`."""
+    y, mo = anchor.year, anchor.month
+    for _ in range(3):
+        try:
+            d = date(y, mo, day)
+        except ValueError:
+            d = None
+        if d is not None and ((d >= anchor) if prefer != "past" else (d <= anchor)):
+            return d, d, d + timedelta(days=1), "day", label(d, "day")
+        mo += -1 if prefer == "past" else 1
+        y, mo = (y + 1, 1) if mo > 12 else (y - 1, 12) if mo < 1 else (y, mo)
+    return None
+
+
+def part_of_month(part: str, y: int, mo: int) -> tuple[date, date]:
+    """early = days 1-10, mid = 11-20, late / end = 21 to the month's end (as the question side reads them)."""
+    s, e = month_span(y, mo)
+    part = re.sub(r"\s+", " ", part.lower())
+    if part in ("early", "beginning of", "start of"):
+        return s, date(y, mo, 11)
+    if part.startswith("mid"):
+        return date(y, mo, 11), date(y, mo, 21)
+    return date(y, mo, 21), e
+
+
+def calendar_span(expr: str, base_day: date, prefer: str) -> tuple[date, date, date, Granularity, str] | None:
+    """Forms resolved by the shared calendar rather than dateparser: parts of a month, months and
+    seasons named without a year (their year follows the tense), holidays."""
+    text = re.sub(r"\s+", " ", expr.strip())
+    m = re.fullmatch(rf"(?:(?:at|by|until|in|from) )?(?:the )?({_PART})[ -]*({_MONTH_CAP})(?:,? ((?:19|20)\d\d))?", text, re.I)
+    if m and re.fullmatch(_MONTH_CAP, m.group(2)):
+        mo = MONTHS[m.group(2).lower().rstrip(".")]
+        y = int(m.group(3)) if m.group(3) else pick_year(mo, 0, base_day, prefer)
+        s, e = part_of_month(m.group(1), y, mo)
+        word = re.sub(r"\s+", " ", m.group(1).lower())
+        word = {"beginning of": "early", "start of": "early", "middle of": "mid", "end of": "late"}.get(word, word)
+        return s + (e - s) // 2, s, e, "month", f"{word} {calendar.month_name[mo]} {y}"
+    m = re.fullmatch(rf"(?:on )?({_WD}),? (?:(?:the )?({_ORD}) (?:of )?({_MONTH_CAP})|({_MONTH_CAP}) ({_ORD})|the ({_ORD}))(?:,? ((?:19|20)\d\d))?", text, re.I)
+    if m:
+        wd = weekday_num(m.group(1))
+        day = int(re.sub(r"\D", "", m.group(2) or m.group(5) or m.group(6)))
+        mon = m.group(3) or m.group(4)
+        if mon:
+            mo = MONTHS[mon.lower().rstrip(".")]
+            y = int(m.group(7)) if m.group(7) else pick_year(mo, day, base_day, prefer)
+            if not m.group(7):  # the weekday tells the year: "Tuesday, June 11" is 2024, not 2023
+                fits = [yy for yy in (y, base_day.year - 1, base_day.year, base_day.year + 1)
+                        if valid(yy, mo, day) and date(yy, mo, day).weekday() == wd]
+                y = fits[0] if fits else y
+            try:
+                d = date(y, mo, day)
+            except ValueError:
+                return None
+        else:  # "Tuesday the 11th": the 11th that is a Tuesday, forward for a plan, else back
+            d = weekday_the_nth(base_day, wd, day, prefer)
+            if d is None:
+                return None
+        return d, d, d + timedelta(days=1), "day", label(d, "day")
+    m = re.fullmatch(rf"(?:your|the|my|our|their|his|her|this|that) ({_MONTH_CAP})", text)
+    if m:
+        mo = MONTHS[m.group(1).lower().rstrip(".")]
+        y = pick_year(mo, 0, base_day, prefer)
+        s, e = month_span(y, mo)
+        return s, s, e, "month", f"{calendar.month_name[mo]} {y}"
+    m = re.fullmatch(rf"(in|during|since|by|until|of|last|next|this) ({_MONTH_CAP})", text)
+    if m:
+        which, mo = m.group(1).lower(), MONTHS[m.group(2).lower().rstrip(".")]
+        if which == "last":
+            y = base_day.year if mo < base_day.month else base_day.year - 1
+        elif which == "next":
+            y = base_day.year if mo > base_day.month else base_day.year + 1
+        elif which == "this":
+            y = base_day.year
+        elif which == "since":
+            y = pick_year(mo, 0, base_day, "past")
+        else:
+            y = pick_year(mo, 0, base_day, prefer)
+        s, e = month_span(y, mo)
+        return s, s, e, "month", f"{calendar.month_name[mo]} {y}"
+    m = re.fullmatch(r"(?:(?:at|by|until|before|from) )?the (end|beginning|start|middle) of (the|this|next|last) month", text, re.I)
+    if m:
+        step = {"next": 1, "last": -1}.get(m.group(2).lower(), 0)
+        mo, y = base_day.month + step, base_day.year
+        y, mo = (y + 1, 1) if mo > 12 else (y - 1, 12) if mo < 1 else (y, mo)
+        part = {"end": "end of", "beginning": "early", "start": "early", "middle": "mid"}[m.group(1).lower()]
+        s, e = part_of_month(part, y, mo)
+        word = {"end of": "late"}.get(part, part)
+        return s + (e - s) // 2, s, e, "month", f"{word} {calendar.month_name[mo]} {y}"
+    m = re.fullmatch(rf"(?:(?:in|during|over|by|for|until) )?(?:the )?({_SEASON})", text, re.I)
+    if m:
+        name = m.group(1).lower()
+        if prefer == "future":  # the season under way, else the next one
+            s, e = relative_season(base_day, "in", name)
+            if e <= base_day:
+                s, e = relative_season(base_day, "next", name)
+        elif prefer == "past":
+            s, e = relative_season(base_day, "in", name)
+        else:  # the nearest: the one under way, else the nearer of the last and the next
+            s, e = relative_season(base_day, "in", name)
+            if e <= base_day:
+                ns, ne = relative_season(base_day, "next", name)
+                if (ns - base_day).days < (base_day - e).days:
+                    s, e = ns, ne
+        return s, s, e, "season", f"{name} {s.year}"
+    m = re.fullmatch(rf"(?:the )?({_SEASON}) (?:of )?((?:19|20)\d\d)", text, re.I)
+    if m:
+        s, e = season_span(int(m.group(2)), m.group(1))
+        return s, s, e, "season", f"{m.group(1).lower()} {s.year}"
+    m = re.fullmatch(rf"(?:on )?({_HOLIDAY})(?: ((?:19|20)\d\d))?", text, re.I)
+    if m:
+        key = m.group(1).lower().replace("’", "'")
+        key = key if key in _HOLIDAYS else key.replace("new years", "new year's").replace("valentines", "valentine's")
+        mo, dd = _HOLIDAYS.get(key, (0, 0))
+        if not mo:
+            return None
+
+        def day_of(y: int) -> date:
+            if dd:
+                return date(y, mo, dd)
+            first = date(y, 11, 1)  # Thanksgiving: the fourth Thursday of November
+            return first + timedelta(days=(3 - first.weekday()) % 7 + 21)
+
+        if m.group(2):
+            d = day_of(int(m.group(2)))
+        else:
+            past = day_of(base_day.year) if day_of(base_day.year) <= base_day else day_of(base_day.year - 1)
+            future = day_of(base_day.year) if day_of(base_day.year) >= base_day else day_of(base_day.year + 1)
+            d = future if prefer == "future" or (prefer == "nearest" and (future - base_day) < (base_day - past)) else past
+        return d, d, d + timedelta(days=1), "day", label(d, "day")
+    m = re.fullmatch(rf"({_NUM}) ({_UNIT}) from (?:now|today)", text, re.I)
+    if m:
+        n = int(_FUZZY.get(m.group(1).lower(), "0")) or NUMBER_WORDS.get(m.group(1).lower()) or int(m.group(1))
+        unit = m.group(2).lower().rstrip("s")
+        if unit == "day":
+            d = base_day + timedelta(days=n)
+            return d, d, d + timedelta(days=1), "day", label(d, "day")
+        if unit == "week":
+            s, e = grain_span(base_day + timedelta(weeks=n), "week")
+            return s, s, e, "week", label(s, "week")
+        if unit == "month":
+            mo, y = base_day.month + n, base_day.year
+            y, mo = y + (mo - 1) // 12, (mo - 1) % 12 + 1
+            s, e = month_span(y, mo)
+            return s, s, e, "month", label(s, "month")
+        s, e = year_span(base_day.year + n)
+        return s, s, e, "year", str(s.year)
+    return None
+
+
+_SENT_END = re.compile(r"[.!?]+(?=\s|$)|\n")  # "Fly.io" and "3.10" do not end a sentence
+_CLAUSE_END = re.compile(r"[;:,]|\s(?:and|but|so|while|because)\s")
+
+
+def sentence_around(text: str, start: int, end: int) -> str:
+    left = max((m.end() for m in _SENT_END.finditer(text, 0, start)), default=0)
+    right = _SENT_END.search(text, end)
+    return text[left : right.start() if right else len(text)]
+
+
+def tense_around(text: str, start: int, end: int) -> str | None:
+    """The tense of the clause holding the expression ("I accepted the offer and start in February":
+    "start"), else of its sentence; "since the update on Saturday" is past."""
+    sent = sentence_around(text, start, end)
+    off = text.find(sent) if sent else 0
+    s0, e0 = start - off, end - off
+    left = max((m.end() for m in _CLAUSE_END.finditer(sent, 0, max(0, s0))), default=0)
+    right = _CLAUSE_END.search(sent, max(0, e0))
+    clause = sent[left : right.start() if right else len(sent)]
+    if re.search(r"\bsince\s+(?:the\s+|my\s+|our\s+|last\s+)?(?:\w+\s+)?$", sent[max(0, s0 - 30):max(0, s0)], re.I):
+        return "past"
+    rest = clause[:max(0, s0 - left)] + clause[max(0, e0 - left):]
+    if not re.search(r"[A-Za-z]{2,}", rest):  # "On Saturday, we went hiking": the sentence decides
+        return sentence_tense(sent)
+    return sentence_tense(clause)
