@@ -106,6 +106,7 @@ def run(
             "\nPalimpsest is running.\n"
             f"  API:      {base}\n"
             f"  Docs:     {base}/docs\n"
+            f"  Explorer: {base}/ui/#key={key}  (opens connected; the key stays in the browser session)\n"
             f"  Flower:   http://{stack.host}:{stack.flower_port}\n"
             f"  Logs:     {var_dir / 'logs'}\n"
             f"  Dev API key (tenant 'dev'): {key}\n\n"

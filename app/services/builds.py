@@ -31,7 +31,7 @@ from sqlalchemy import Connection
 from app.domain import gate
 from app.domain.gate import salience
 from app.domain.layers import assertions as assertion_rules
-from app.domain.layers import consolidation, engrams, surprise
+from app.domain.layers import consolidation, engrams, surprise, timeparse
 from app.domain.layers.events import LayerEvent, jsonable
 from app.domain.layers.heat import HeatRecord, compute_heat, memory_created_at, with_importance
 from app.services.layer_job import Context, ConversationLayer
@@ -234,7 +234,12 @@ def extend_surprise(conn: Connection, ctx: Context) -> dict | None:
     return _surprise_stats(rows, "incremental", st.events, size)
 
 
-SURPRISE = ConversationLayer("surprise", lambda: surprise.LAYER_VERSION, build_surprise, extend=extend_surprise)
+def surprise_version() -> str:
+    """Its facts come from the assertion rules and the time resolver: a change in either rebuilds it."""
+    return f"{surprise.LAYER_VERSION}+{assertion_rules.LAYER_VERSION}+{timeparse.LAYER_VERSION}"
+
+
+SURPRISE = ConversationLayer("surprise", surprise_version, build_surprise, extend=extend_surprise)
 
 
 # ---------------------------------------------------------------- engrams (L0)
@@ -279,4 +284,9 @@ def extend_engrams(conn: Connection, ctx: Context) -> dict | None:
     return _write_profiles(conn, ctx, st, new[-1] if new else None, stored.last_at, stored.last_pk, "incremental")
 
 
-ENGRAMS = ConversationLayer("engrams", lambda: engrams.LAYER_VERSION, build_engrams, extend=extend_engrams)
+def engrams_version() -> str:
+    """Standing attributes come from the assertion rules: a change there rebuilds the profiles."""
+    return f"{engrams.LAYER_VERSION}+{assertion_rules.LAYER_VERSION}"
+
+
+ENGRAMS = ConversationLayer("engrams", engrams_version, build_engrams, extend=extend_engrams)

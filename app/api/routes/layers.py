@@ -37,7 +37,7 @@ from app.storage.tenants import Principal
 
 router = APIRouter(prefix="/v1/conversations", tags=["layers"], responses=ROUTE_ERRORS)
 
-VERSION_Q = Query(None, min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_.:+/\-]+$",
+VERSION_Q = Query(None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:+/\-]+$",
                   description="Read this layer version instead of the one computed last.")
 
 
