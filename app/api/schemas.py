@@ -132,34 +132,29 @@ class EventIn(_with_limits(Event, EVENT_LIMITS)):  # type: ignore[misc]
     @field_validator("metadata")
     @classmethod
     def _metadata(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
-        if v is None:
-            return v
-        import json
-
-        if _depth(v) > _S.max_metadata_depth:
-            raise ValueError(f"metadata is nested deeper than {_S.max_metadata_depth} levels")
-        raw = json.dumps(v, ensure_ascii=False)
-        if len(raw.encode()) > _S.max_metadata_bytes:
-            raise ValueError(f"metadata is over the {_S.max_metadata_bytes}-byte limit")
-        if "\\u0000" in raw:
-            raise ValueError("metadata must not contain NUL characters")
-        return v
+        return _within_metadata_limits(v, "metadata")
 
 
-def check_where(v: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A metadata filter (`where`) within the metadata limits: it is matched against stored metadata."""
+def _within_metadata_limits(v: dict[str, Any] | None, name: str) -> dict[str, Any] | None:
+    """A JSON object within the metadata limits (depth, bytes, no NUL); `name` is the field's name
+    in the error."""
     if v is None:
         return v
     import json
 
     if _depth(v) > _S.max_metadata_depth:
-        raise ValueError(f"where is nested deeper than {_S.max_metadata_depth} levels")
+        raise ValueError(f"{name} is nested deeper than {_S.max_metadata_depth} levels")
     raw = json.dumps(v, ensure_ascii=False)
     if len(raw.encode()) > _S.max_metadata_bytes:
-        raise ValueError(f"where is over the {_S.max_metadata_bytes}-byte limit")
+        raise ValueError(f"{name} is over the {_S.max_metadata_bytes}-byte limit")
     if "\\u0000" in raw:
-        raise ValueError("where must not contain NUL characters")
+        raise ValueError(f"{name} must not contain NUL characters")
     return v
+
+
+def check_where(v: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A metadata filter (`where`) within the metadata limits: it is matched against stored metadata."""
+    return _within_metadata_limits(v, "where")
 
 
 class EventBatch(Strict):

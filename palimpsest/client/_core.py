@@ -188,6 +188,17 @@ def conversations_body(where: Mapping[str, Any] | None, speakers: list[str] | No
     return {k: v for k, v in body.items() if v is not None}
 
 
+def erasure_params(dry_run: bool, conversation_id: str | None = None,
+                   all_conversations: bool = False) -> dict[str, Any]:
+    """The query parameters of an erasure (`DELETE /v1/conversations/{id}`, `/v1/speakers/{name}`)."""
+    params: dict[str, Any] = {"dry_run": "true"} if dry_run else {}
+    if conversation_id is not None:
+        params["conversation_id"] = conversation_id
+    if all_conversations:
+        params["all_conversations"] = "true"
+    return params
+
+
 def _detail_text(body: Any) -> str:
     if isinstance(body, dict):
         detail = body.get("detail", body.get("error"))

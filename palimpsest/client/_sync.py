@@ -182,7 +182,7 @@ class Palimpsest:
         """Forget a conversation (`DELETE /v1/conversations/{id}`, `admin` key): its events and what was
         derived from them. `dry_run`: only the counts per table that would go."""
         r = self._request("DELETE", f"/v1/conversations/{_core.quote_segment(conversation_id)}",
-                          params={"dry_run": "true"} if dry_run else None)
+                          params=_core.erasure_params(dry_run) or None)
         body = r.json() if r.content else {}
         return DeleteResult.model_validate({"conversation_id": conversation_id, **(body if isinstance(body, dict) else {})})
 
@@ -190,11 +190,7 @@ class Palimpsest:
                        dry_run: bool = False) -> DeleteResult:
         """Forget what `speaker` said in one conversation, or in all with `all_conversations=True`
         (`DELETE /v1/speakers/{name}`, `admin` key). `dry_run`: only the counts."""
-        params: dict[str, Any] = {"dry_run": "true"} if dry_run else {}
-        if conversation_id is not None:
-            params["conversation_id"] = conversation_id
-        if all_conversations:
-            params["all_conversations"] = "true"
+        params = _core.erasure_params(dry_run, conversation_id, all_conversations)
         r = self._request("DELETE", f"/v1/speakers/{_core.quote_segment(speaker)}", params=params)
         return DeleteResult.model_validate(r.json())
 

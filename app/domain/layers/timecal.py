@@ -115,10 +115,7 @@ def weekday_the_nth(ref: date, wd: int, day: int, prefer: str) -> date | None:
     step = -1 if prefer == "past" else 1
     y, mo = ref.year, ref.month
     for _ in range(14):
-        try:
-            d = date(y, mo, day)
-        except ValueError:
-            d = None
+        d = date(y, mo, day) if valid(y, mo, day) else None
         if d is not None and d.weekday() == wd and ((d >= ref) if step > 0 else (d <= ref)):
             return d
         mo += step
@@ -142,10 +139,7 @@ def nth_day(anchor: date, day: int, prefer: str) -> tuple[date, date, date, Gran
     (ahead of) `anchor`."""
     y, mo = anchor.year, anchor.month
     for _ in range(3):
-        try:
-            d = date(y, mo, day)
-        except ValueError:
-            d = None
+        d = date(y, mo, day) if valid(y, mo, day) else None
         if d is not None and ((d >= anchor) if prefer != "past" else (d <= anchor)):
             return d, d, d + timedelta(days=1), "day", label(d, "day")
         mo += -1 if prefer == "past" else 1
