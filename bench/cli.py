@@ -280,7 +280,8 @@ def layers_cmd(
 ) -> None:
     """Facts, changes, dates and entities: the product's layer code, in process, scored on the hand-labelled
     set (assertion and supersession P/R/F1, time spans exact/overlap, entity-cluster F1). With --llm the
-    entity clusters come from the LLM extractor; assertions, supersessions and times stay the rules'."""
+    entity clusters, assertions and supersessions come from the LLM extractors (a batch whose answer is
+    unusable takes the rules', counted); time spans stay the rules'."""
     from bench.layers import markdown as layers_markdown
     from bench.layers import run as run_layers
     from bench.layers import write as write_layers

@@ -23,8 +23,10 @@ from bench.golden import ROOT, _env, ingest
 TENANT = "eval"
 
 
-def attach(var_dir: Path = ROOT / "var" / "eval") -> int:
-    """Point this process at the built database (embedded server under `var_dir`); the tenant id."""
+def attach(var_dir: Path | None = None) -> int:
+    """Point this process at the built database (embedded server under `var_dir`, default
+    $PALIMPSEST_EVAL_DIR or var/eval); the tenant id."""
+    var_dir = var_dir or Path(os.environ.get("PALIMPSEST_EVAL_DIR") or ROOT / "var" / "eval")
     _env(var_dir.resolve())
     from sqlalchemy import select
 

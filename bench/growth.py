@@ -12,10 +12,11 @@ one after the other (a worker runs them as separate tasks). The conversation is 
 (`bench/scale_data.py`, seed 7) with one conversation as long as the largest size.
 
 How it grows: every batch is written (20 events) and the layers with state (gate, surprise, engrams)
-run on it, batch by batch, so their state is the one a live conversation would have. The layers
-without state (consolidate, graph) cost what a full recompute of the log costs whatever happened
-before, so between checkpoints they are left pending and run at the checkpoints only, and the
-events are embedded in chunks of 256 (cheaper; a checkpoint's own batches are embedded as posted).
+run on it, batch by batch, so their state is the one a live conversation would have. The events are
+embedded in chunks of 256 (cheaper; a checkpoint's own batches are embedded as posted), and the
+consolidation layer (its state needs the vectors) extends its state with each chunk. The graph layer,
+without state, costs what a full recompute of the log costs whatever happened before, so between
+checkpoints it is left pending and runs at the checkpoints only.
 At each checkpoint size S, two more batches of 20:
 
 * before: every layer recomputes from the whole log (`incremental=False`: the code path before
@@ -40,6 +41,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 LAYER_ORDER = ("gate", "consolidate", "surprise", "engrams", "graph")
 STATEFUL = ("gate", "surprise", "engrams")
+AFTER_EMBED = ("gate", "consolidate")  # the stateful layers that wait for the vectors
 BATCH = 20
 
 
@@ -139,7 +141,9 @@ def run(sizes: list[int], data_dir: Path, var_dir: Path, log=print, on_point=Non
             stateful_batches.append(sum(v["seconds"] for v in res.values()))
             if g.pos % 256 < BATCH:
                 g.embed_pending()
+                g.run(AFTER_EMBED, None)
         g.embed_pending()
+        g.run(AFTER_EMBED, None)
         grow_s += time.perf_counter() - t0
         log(f"grown to {g.pos} events in {time.perf_counter() - t0:.0f} s; measuring")
         before = g.measured_batch(incremental=False)
@@ -195,11 +199,11 @@ def markdown(res: dict[str, Any]) -> str:
         lines.append(f"| {p['size']:,} | POST to fully indexed | {p['before']['post_to_indexed_s']:.2f} | "
                      f"{p['after']['post_to_indexed_s']:.2f} | |")
     lines += ["", "| events | stateful layers per batch while growing, mean of last 50 batches, s | surprise state bytes | "
-              "engrams state bytes |", "| ---: | ---: | ---: | ---: |"]
+              "engrams state bytes | consolidate state bytes |", "| ---: | ---: | ---: | ---: | ---: |"]
     for p in res["points"]:
         a = p["after"]["layers"]
         lines.append(f"| {p['size']:,} | {p['stateful_batch_s_mean_last_50']:.3f} | {a['surprise']['state_bytes']} | "
-                     f"{a['engrams']['state_bytes']} |")
+                     f"{a['engrams']['state_bytes']} | {a['consolidate'].get('state_bytes')} |")
     return "\n".join(lines) + "\n"
 
 
@@ -209,7 +213,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-dir", type=Path, default=Path(os.environ.get("PALIMPSEST_BENCH_DATA", "/work/shared/data")))
     ap.add_argument("--var-dir", type=Path, default=ROOT / "var" / "bench-growth")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    ap.add_argument("--report", type=Path, help="only rewrite the markdown of this results JSON (no run)")
     args = ap.parse_args(argv)
+    if args.report is not None:
+        args.report.with_suffix(".md").write_text(markdown(json.loads(args.report.read_text())))
+        return 0
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     args.out.mkdir(parents=True, exist_ok=True)

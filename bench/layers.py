@@ -8,9 +8,10 @@ embeddings as the service does when `graph_entity_merge` is on; with `llm`, the 
 extractor over that client, as a build does when PALIMPSEST_LLM_BASE_URL is set). No database, no
 service. Scores (bench/layers_score.py) are summed per split (dev, test) and written as JSON and Markdown.
 
-The LLM extractor builds the memory graph only: with an LLM the entity clusters are the LLM's, while
-assertions, supersessions and time spans still come from the rule layers (consolidation, timeparse),
-exactly as in the service; the results say which layer came from which (`scored_from`). Every LLM call
+With an LLM, the memory graph (the entity clusters) and the timeline's assertions (and so its
+supersessions) are the LLM's (`extractors.choose_extractor`, `extractors.extract_assertion_set`, then
+`consolidation.build_timeline`), while time spans still come from the rule layer (timeparse); the
+results say which layer came from which (`scored_from`). Every LLM call
 is counted; a failed call (`LLMError`: HTTP error, timeout) is recorded with the chunks the extractor
 then handed to its rules, so a run whose LLM failed is never mistaken for a measurement of the LLM.
 """
@@ -26,7 +27,7 @@ from typing import Callable, Sequence
 
 from app.domain.layers import consolidation
 from app.domain.layers.events import LayerEvent
-from app.domain.layers.extractors import choose_extractor
+from app.domain.layers.extractors import choose_extractor, extract_assertion_set
 from app.domain.layers.graph_extract import Encode
 from app.domain.layers.timeparse import resolve_time_expressions
 from app.ports import LLM, LLMError
@@ -84,8 +85,13 @@ def events_of(conv: Conversation) -> list[LayerEvent]:
 def predict(conv: Conversation, encode: Encode | None = None, llm: LLM | None = None) -> Predictions:
     """What the product's layers make of one conversation, as plain predictions."""
     events = events_of(conv)
-    timeline = consolidation.consolidate(events).timeline
-    assertions = [PredAssertion(a.id, a.event_id, a.entity, a.attribute, a.value, a.time.date(), a.negated,
+    fragment = choose_extractor(encode, llm).extract(events)
+    if llm is None:
+        timeline, assertion_stats = consolidation.consolidate(events).timeline, None
+    else:  # the LLM's assertions, on the timeline the product builds from them
+        extraction = extract_assertion_set(events, llm)
+        timeline, assertion_stats = consolidation.build_timeline(extraction.assertions)[0], extraction.stats
+    assertions = [PredAssertion(a.id, a.event_id, a.entity, a.attribute, a.value, a.effective_day, a.negated,
                                 a.superseded_by) for a in timeline]
     times = []
     for t in conv.turns:
@@ -94,9 +100,10 @@ def predict(conv: Conversation, encode: Encode | None = None, llm: LLM | None = 
             if m.resolved and m.range_start and m.range_end:
                 start, end = date.fromisoformat(m.range_start), date.fromisoformat(m.range_end)
             times.append(PredTime(t.id, m.start, m.end, m.surface, start, end))
-    fragment = choose_extractor(encode, llm).extract(events)
     entities = [PredEntity((e.name, *e.aliases)) for e in fragment.entities]
-    return Predictions(assertions, times, entities, fragment.extractor, fragment.stats.get("llm"))
+    llm_stats = fragment.stats.get("llm")
+    return Predictions(assertions, times, entities, fragment.extractor,
+                       {**llm_stats, "assertions": assertion_stats} if llm_stats and assertion_stats else llm_stats)
 
 
 @dataclass
@@ -169,9 +176,18 @@ def _llm_summary(llm: CountedLLM, rows: list[dict]) -> dict:
     for r in rows:
         for why, n in ((r.get("llm") or {}).get("fallback_reasons") or {}).items():
             reasons[why] = reasons.get(why, 0) + n
+    assertions: dict = {"batches": 0, "llm_batches": 0, "fallback_batches": 0, "fallback_reasons": {}, "items": 0,
+                        "kept": 0, "dropped": {}}
+    for r in rows:  # the assertion extractor's counts (llm_assertions), summed like the graph's
+        st = (r.get("llm") or {}).get("assertions") or {}
+        for k in ("batches", "llm_batches", "fallback_batches", "items", "kept"):
+            assertions[k] += st.get(k, 0)
+        for k in ("fallback_reasons", "dropped"):
+            for why, n in (st.get(k) or {}).items():
+                assertions[k][why] = assertions[k].get(why, 0) + n
     return {"model": llm.model, "base_url": getattr(llm.llm, "base_url", None), "calls": llm.calls,
             "failed_calls": len(llm.failures), "errors": list(dict.fromkeys(llm.failures))[:5],
-            **chunks, "fallback_reasons": reasons}
+            **chunks, "fallback_reasons": reasons, "assertions": assertions}
 
 
 def run(split: str = "all", data_dir: Path = DATA_DIR, encode: Encode | None = None,
@@ -208,7 +224,10 @@ def run(split: str = "all", data_dir: Path = DATA_DIR, encode: Encode | None = N
         "note": note or "",
         "extractor": graph,
         "llm": _llm_summary(counted, rows) | {"stopped_after": stopped} if counted else None,
-        "scored_from": {"assertions": "rules (consolidation)", "supersessions": "rules (consolidation)",
+        "scored_from": {"assertions": "llm (assertion extractor, consolidation's timeline)" if counted
+                        else "rules (consolidation)",
+                        "supersessions": "llm (assertion extractor, consolidation's timeline)" if counted
+                        else "rules (consolidation)",
                         "times": "rules (timeparse)", "entities": f"{graph} (memory-graph extractor)"},
         "split": split,
         "seconds": round(time.perf_counter() - t0, 2),
@@ -228,15 +247,24 @@ def markdown(result: dict, errors: int = 0) -> str:
     who = result["extractor"] + (f" {llm['model']}" if llm else "")
     lines = [f"# Layers on the labelled set ({result['created']}, commit {result['commit']}, {who})", ""]
     if llm:
+        la = llm["assertions"]
         lines += [f"Memory graph (entity clusters) by the LLM extractor, model `{llm['model']}` at {llm['base_url']}: "
                   f"{llm['calls']} calls, {llm['failed_calls']} failed; {llm['llm_chunks']} of {llm['chunks']} chunks "
                   f"extracted by the LLM, {llm['fallback_chunks']} by its rule fallback"
                   + (f" ({', '.join(f'{k}: {v}' for k, v in llm['fallback_reasons'].items())})"
                      if llm["fallback_reasons"] else "")
-                  + ". Assertions, supersessions and time spans come from the rule layers either way.", ""]
+                  + ".", "",
+                  f"Assertions and supersessions by the LLM assertion extractor: {la['llm_batches']} of {la['batches']} "
+                  f"batches extracted by the LLM, {la['fallback_batches']} by its rule fallback"
+                  + (f" ({', '.join(f'{k}: {v}' for k, v in la['fallback_reasons'].items())})"
+                     if la["fallback_reasons"] else "")
+                  + f"; {la['kept']} of {la['items']} items kept"
+                  + (f", dropped: {', '.join(f'{k} {v}' for k, v in sorted(la['dropped'].items()))}"
+                     if la["dropped"] else "")
+                  + ". Time spans come from the rule layer (timeparse) either way.", ""]
         if llm["failed_calls"]:
-            lines += [f"**The LLM failed** ({llm['errors'][0]}): the chunks it failed on were scored with the rules, "
-                      "so the entity scores below do not measure the LLM"
+            lines += [f"**The LLM failed** ({llm['errors'][0]}): the chunks and batches it failed on were scored with the "
+                      "rules, so the entity, assertion and supersession scores below do not measure the LLM"
                       + (f"; the run stopped after {llm['stopped_after']}." if llm.get("stopped_after") else "."), ""]
     lines += ["| split | conv | assertions P / R / F1 | supersessions P / R / F1 | validity exact / overlap "
               "| time exact | time overlap | time detected / spurious | entities P / R / F1 | entities B³ F1 "

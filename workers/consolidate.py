@@ -1,4 +1,4 @@
-"""Task: L4 consolidation per conversation (the build: `app.services.builds.build_consolidation`)."""
+"""Task: L4 consolidation per conversation (the build: `app.services.consolidation_build`: in full or extending its state)."""
 from __future__ import annotations
 
 from workers.celery_app import celery

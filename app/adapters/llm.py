@@ -1,11 +1,11 @@
 """The one LLM client: an OpenAI-compatible chat-completions API over httpx (`app.ports.LLM`).
 
-Every LLM feature goes through it: the memory-graph extractor, the intent router's last tier,
-HyDE expansion and /v1/answer. One request, one reply text; retried on 5xx/429 and transport
-errors, never on other 4xx (a bad request will not get better). Every failure is an
-`app.ports.LLMError`; callers decide what it means for them: the extractor falls back to its
-rules, the intent router to its default label, HyDE to pseudo-relevance feedback, the answer
-endpoint answers 502.
+Every LLM feature goes through it: the memory-graph extractor, the timeline's assertion extractor,
+the intent router's last tier, HyDE expansion and /v1/answer. One request, one reply text; retried
+on 5xx/429 and transport errors, never on other 4xx (a bad request will not get better). Every
+failure is an `app.ports.LLMError`; callers decide what it means for them: the extractors fall back
+to their rules for that chunk or batch (and count it), the intent router to its default label, HyDE
+to pseudo-relevance feedback, the answer endpoint answers 502.
 """
 from __future__ import annotations
 

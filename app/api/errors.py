@@ -21,6 +21,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.api.error_models import ErrorOut
+
 log = structlog.get_logger(__name__)
 
 CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
@@ -173,8 +175,6 @@ _HTTP_VALIDATION = "#/components/schemas/HTTPValidationError"
 def document(spec: dict) -> dict:
     """Make the OpenAPI say what the service sends: every 4xx is `ErrorOut`, FastAPI's default 422
     body is replaced, and each operation lists a `4XX` answer of that shape."""
-    from app.api.schemas import ErrorOut
-
     ours = ErrorOut.model_json_schema(ref_template="#/components/schemas/{model}")
     schemas = spec.setdefault("components", {}).setdefault("schemas", {})
     schemas.update(ours.pop("$defs", {}))

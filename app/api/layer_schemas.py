@@ -1,7 +1,7 @@
 """Response models of the layer endpoints (episodes, timeline, graph, speakers)."""
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -46,6 +46,8 @@ class AssertionOut(BaseModel):
     time: datetime
     negated: bool
     superseded_by: str | None = Field(description="The id of the later assertion that replaced this one, if any.")
+    valid_from: date | None = Field(default=None, description="The day the claim takes effect when its words name "
+                                    "one (\"I start there on May 6\"); null: from the day it was said (`time`).")
 
 
 class ContradictionOut(BaseModel):

@@ -351,12 +351,16 @@ class QueryOut(BaseModel):
     as_of: datetime | None = Field(default=None, description="The anchor relative dates were read from: the "
                                    "request's `as_of`, else the scope's newest event.")
     relevance: dict[str, float] = Field(
-        default_factory=dict, description="The best dense cosine (`dense`) and cross-encoder probability (`rerank`).")
+        default_factory=dict, description="What the abstain decision read: the best dense cosine (`dense`), the "
+        "cross-encoder probability (`rerank`, when one ran) and, when the abstention model decided, its features "
+        "(`coverage`, `coverage_top`, ...), `abstain_score`, `abstain_threshold` and `abstain_covered` (1: every "
+        "word of the question is in the first ten items, so it answers).")
     context_summaries: list[ContextSummary] = Field(
         default_factory=list, description="Episode summaries in the context, standing in for direct evidence "
         "that did not fit the budget.")
-    abstain: bool = Field(default=False, description="True when nothing relevant enough was found: the best "
-                          "relevance is under its calibrated floor. The items are still returned.")
+    abstain: bool = Field(default=False, description="True when the memory likely does not hold the answer: "
+                          "the abstention model's score is at or over its threshold (or, without the model, the "
+                          "best relevance is under its floor); see `relevance`. The items are still returned.")
     timings_ms: dict[str, float] = Field(
         default_factory=dict, description="Wall time per pipeline stage in milliseconds (also in the "
         "Server-Timing header): where this query's latency went.")
@@ -384,46 +388,3 @@ class AnswerOut(BaseModel):
     compressed_from: int | None = Field(default=None, description="Lines before compression, when compress was on.")
     abstain: bool = Field(description="The retrieval's abstain flag (see /v1/query).")
     model: str
-
-
-class FieldError(BaseModel):
-    """One field at fault: where it is in the request, and what is wrong with it in words."""
-
-    path: str = Field(description="The field's path in the request (`events[0].content`; `body` for the body "
-                      "as a whole; a query parameter by its name).", examples=["events[0].content"])
-    message: str = Field(description="What is wrong, in words.", examples=["must not be blank"])
-    type: str | None = Field(default=None, description="A stable code for programs (pydantic's error type, "
-                             "`changed_retry`, `utf8_invalid`, ...).", examples=["string_pattern_mismatch"])
-
-
-class ErrorOut(BaseModel):
-    """The one shape of every error answer (app/api/errors.py)."""
-
-    error: str = Field(description="A stable code: invalid_request, unauthorized, forbidden, not_found, conflict, "
-                       "payload_too_large, rate_limited, ...", examples=["invalid_request"])
-    detail: str = Field(description="What went wrong, in a sentence.",
-                        examples=["events[0].content: must not be blank (and must not contain NUL characters)"])
-    fields: list[FieldError] = Field(default_factory=list, description="Each field at fault (empty when the "
-                                     "error is not about a field).")
-
-
-ValidationErrorOut = ErrorOut  # the 422 answer is the same shape
-
-
-def _error(description: str) -> dict:
-    return {"model": ErrorOut, "description": description}
-
-
-# Documented on every authenticated route, so clients (and schemathesis) know every answer.
-AUTH_ERRORS: dict[int | str, dict] = {
-    400: _error("Unparseable request body"),
-    401: _error("Missing, malformed or revoked API key"),
-    403: _error("The API key lacks the scope"),
-    413: _error("Request body too large"),
-    429: _error("Rate limit exceeded; see Retry-After"),
-    503: _error("A dependency is down; see Retry-After"),
-}
-ROUTE_ERRORS: dict[int | str, dict] = {**AUTH_ERRORS, 404: _error("Not found")}
-ANSWER_ERRORS: dict[int | str, dict] = {**ROUTE_ERRORS, 502: _error("The LLM failed or gave no usable answer"),
-                                        501: _error("No LLM is configured on this server (PALIMPSEST_LLM_BASE_URL); "
-                                                    "not worth retrying")}

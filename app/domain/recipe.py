@@ -100,8 +100,14 @@ class Recipe(BaseModel):
     summaries: bool = _field(True, "context_summaries", "Episode summaries stand in for direct evidence that does "
                              "not fit the budget.", stage=True)
     notice: bool = _field(True, "context_notice", "End the context with a note of what was left out.")
-    # Calibrated on BEAM's abstention questions (bench/results/beam-20261122-165405.md and the ablation):
-    # dense 0.31 abstains on 12.5% of them at 0.7% false abstentions; rerank 0.52 on 12.5% at 6%.
+    abstain_learned: bool = _field(True, "abstain_learned", "Decide abstention with the shipped model over the "
+                                   "question's evidence (how many of its words occur in the conversation and in "
+                                   "the first ten items, the best cosine; app/adapters/abstain_model/), where "
+                                   "the learned ranker, lexical and dense ran; otherwise, off, or no model: the "
+                                   "floors below.")
+    # The floors (the rule before the model, and its fallback). Calibrated on BEAM's abstention questions
+    # (bench/results/beam-20261122-165405.md): dense 0.31 abstains on 12.5% of them at 0.7% false
+    # abstentions; rerank 0.52 on 12.5% at 6%. bench/results/abstain-*.md compares it with the model.
     abstain_dense_floor: float = _field(0.31, "abstain_dense_floor", "Abstain when the best dense cosine is below "
                                         "this (no reranker ran).", ge=-1, le=1)
     abstain_rerank_floor: float = _field(0.52, "abstain_rerank_floor", "Abstain when the best cross-encoder "

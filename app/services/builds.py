@@ -12,10 +12,7 @@ or its column group in the caller's transaction; it returns the run's stats.
   the score at ingest (pi taken as 0) is a lower bound: in `filter` mode an event admitted at
   ingest can only lose its place through the better neighbours, and an event held back at ingest
   (`gated_out`, not deleted) is re-admitted here when pi lifts it.
-- consolidate (L4): episodes (6-hour gaps and topic shifts, with extractive summaries), the
-  timeline of assertions with superseded-by links, and contradiction records. Reads the stored
-  vectors (the embed layer has finished for the conversation before this runs); without them
-  episodes split on time gaps only.
+- consolidate (L4): in `app.services.consolidation_build` (it uses `new_rows`/`save_state` here).
 - surprise (L5): sigma per event, in time order over the whole log, and each event's importance
   for heat, max(salience, sigma). The heat record keeps its access history across recomputes.
 - engrams (L0): a profile per speaker (message count, topics, relationships, style features,
@@ -31,12 +28,11 @@ from sqlalchemy import Connection
 from app.domain import gate
 from app.domain.gate import salience
 from app.domain.layers import assertions as assertion_rules
-from app.domain.layers import consolidation, engrams, surprise, timeparse
+from app.domain.layers import engrams, surprise, timeparse
 from app.domain.layers.events import LayerEvent, jsonable
 from app.domain.layers.heat import HeatRecord, compute_heat, memory_created_at, with_importance
 from app.services.layer_job import Context, ConversationLayer
 from app.settings import get_settings
-from app.storage import episodes as episode_store
 from app.storage import events as event_store
 from app.storage import profiles as profile_store
 from app.storage import layer_state
@@ -90,56 +86,6 @@ def build_gate(conn: Connection, ctx: Context) -> dict:
 
 
 GATE = ConversationLayer("gate", lambda: gate.LAYER_VERSION, build_gate, needs_vectors=True)
-
-
-# ---------------------------------------------------------------- consolidation (L4)
-
-def consolidation_version() -> str:
-    return f"{consolidation.LAYER_VERSION}+{assertion_rules.LAYER_VERSION}"
-
-
-def build_consolidation(conn: Connection, ctx: Context) -> dict:
-    result = consolidation.consolidate(ctx.events, ctx.matrix())
-    episodes = [
-        {"idx": ep.index, "start_at": ep.start, "end_at": ep.end, "speakers": list(ep.speakers),
-         "boundary": ep.boundary, "summary": ep.summary, "event_pks": [int(i) for i in ep.event_ids],
-         "summary_event_pks": [int(i) for i in ep.summary_event_ids]}
-        for ep in result.episodes
-    ]
-    event_of = {a.id: int(a.event_id) for a in result.timeline}
-    time_of = {a.id: a.time for a in result.timeline}
-    assertions = [
-        {"key": a.id, "event_pk": int(a.event_id), "entity": a.entity, "attribute": a.attribute, "value": a.value,
-         "value_key": a.value_key, "surface": a.surface, "asserted_at": a.time, "negated": a.negated,
-         "superseded_by_key": a.superseded_by}
-        for a in result.timeline
-    ]
-    contradictions = [
-        {"key": c.id, "entity": c.entity, "attribute": c.attribute, "earlier_event_pk": int(c.earlier_event_id),
-         "later_event_pk": int(c.later_event_id), "earlier_value": c.earlier_value, "later_value": c.later_value,
-         "earlier_at": c.earlier_time, "later_at": c.later_time, "kind": c.kind}
-        for c in result.contradictions
-    ]
-    episode_store.replace_consolidation(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, episodes, assertions,
-                                        contradictions)
-    # per event: its episode, and the latest event whose assertion replaced one of its own
-    episode_of = {int(eid): ep.index for ep in result.episodes for eid in ep.event_ids}
-    latest: dict[int, tuple] = {}
-    for a in result.timeline:
-        pk = int(a.event_id)
-        if a.superseded_by in event_of and event_of[a.superseded_by] != pk:
-            cand = (time_of[a.superseded_by], event_of[a.superseded_by])
-            latest[pk] = max(cand, latest.get(pk, cand))
-    replaced_by = {pk: later for pk, (_, later) in latest.items()}
-    signal_store.set_consolidation_signals(conn, ctx.tenant_id, ctx.conversation_id, [
-        {"event_pk": r.id, "consolidation_version": ctx.version, "episode_index": episode_of.get(r.id),
-         "superseded_by_event_pk": replaced_by.get(r.id)}
-        for r in ctx.rows
-    ])
-    return {**result.stats, "with_vectors": ctx.matrix() is not None}
-
-
-CONSOLIDATE = ConversationLayer("consolidate", consolidation_version, build_consolidation, needs_vectors=True)
 
 
 # ---------------------------------------------------------------- state (incremental runs)

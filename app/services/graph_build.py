@@ -16,7 +16,12 @@ from sqlalchemy import Connection
 
 from app.adapters.llm import llm_from_settings
 from app.domain.layers import graph_model
-from app.domain.layers.extractors import choose_extractor, extractor_version
+from app.domain.layers.extractors import (
+    assertion_extractor_version,
+    choose_extractor,
+    extract_assertions,
+    extractor_version,
+)
 from app.domain.layers.consolidation import segment_episodes
 from app.domain.layers.events import jsonable
 from app.domain.layers.text import norm_name
@@ -27,7 +32,9 @@ from app.storage import graph as graph_store
 
 
 def graph_version() -> str:
-    return f"{graph_model.LAYER_VERSION}+{extractor_version(bool(get_settings().llm_base_url))}"
+    """The graph's rules, the extractor's, and the assertions' (its evolution edges)."""
+    llm = bool(get_settings().llm_base_url)
+    return f"{graph_model.LAYER_VERSION}+{assertion_extractor_version(llm)}+{extractor_version(llm)}"
 
 
 def extractor():  # noqa: ANN201
@@ -64,7 +71,11 @@ def date_words(m: TimeMention) -> list[str]:
 def build_graph(conn: Connection, ctx: Context) -> dict:
     events = ctx.events
     episodes = segment_episodes(events, ctx.matrix())
-    frag = extractor().extract(events, episodes)
+    llm = llm_from_settings(get_settings())
+    if llm is None:  # the rules' assertions (`extract_assertions` without an LLM) are the extractor's default
+        frag = extractor().extract(events, episodes)
+    else:  # the LLM's assertions make the evolution edges
+        frag = extractor().extract(events, episodes, assertions=extract_assertions(events, llm))  # type: ignore[call-arg]
     fp_event = {fp.id: int(fp.event_id) for fp in frag.facet_points}
     nodes = [
         {"key": e.id, "kind": "entity", "label": e.name,

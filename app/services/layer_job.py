@@ -2,7 +2,7 @@
 declares (`ConversationLayer`), and what one run over a conversation came to (`Outcome`).
 
 The machinery that runs them is `app.services.layers`; the builds are `app.services.builds`,
-`app.services.graph_build`.
+`app.services.consolidation_build`, `app.services.graph_build`.
 """
 from __future__ import annotations
 

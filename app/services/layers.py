@@ -30,7 +30,8 @@ from app.adapters.embedder import get_embedder
 from app.domain.event import turn_text
 from app.domain.layer_registry import DEPENDS, LAYERS, dependents_of
 from app.ports import Dispatcher
-from app.services.builds import CONSOLIDATE, ENGRAMS, GATE, SURPRISE
+from app.services.builds import ENGRAMS, GATE, SURPRISE
+from app.services.consolidation_build import CONSOLIDATE
 from app.services.graph_build import GRAPH
 from app.services import language
 from app.services.layer_job import Context, ConversationLayer, Outcome

@@ -36,7 +36,6 @@ from app.domain.retrieval.ranking import (
     fusion_weights,
     learned_ranked,
     recency_list,
-    relevance,
     rerank_ranked,
     reweight_ranked,
     should_abstain,
@@ -154,8 +153,13 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
     out.intent = intent.to_dict() | {"reference_time": anchor.isoformat() if anchor else None} \
         if intent is not None else None
     out.as_of = anchor if intent is not None else q.as_of
-    out.relevance = relevance(signals.get("dense"), ce_best)
-    out.abstain = should_abstain(out.relevance, recipe, bool(ranked))
+    # abstain: the model was fitted on what the default pipeline measures (the learned ranker's scores,
+    # lexical and dense both searched); a recipe without them abstains by the floors
+    fitted_for = model is not None and recipe.lexical and recipe.dense
+    abstainer = installed_abstain_model() if recipe.abstain_learned and fitted_for else None
+    out.relevance, out.abstain = should_abstain(
+        q.query, signals, {pk: f"{ev.speaker}: {ev.content}" for pk, ev in rows.items()}, ranked, ce_best,
+        recipe, abstainer)
     clock.lap("assemble")
     out.timings = clock.ms
     return out
@@ -255,6 +259,13 @@ def record_retrieval(conn: Connection, tenant_id: int, pks: list[int], dispatche
 def installed_fusion_ranker() -> FusionModel | None:
     """The shipped learned-fusion model, or None when it is missing (weighted RRF then ranks)."""
     from app.adapters.fusion_ranker import installed_fusion_ranker as installed
+
+    return installed()
+
+
+def installed_abstain_model():  # noqa: ANN201
+    """The shipped abstention model (`app.domain.retrieval.abstain.AbstainModel`), or None."""
+    from app.adapters.abstain_model import installed_abstain_model as installed
 
     return installed()
 

@@ -6,10 +6,10 @@ pinned version, else a preferred one, else the one computed last (`app.storage.l
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Iterable
 
-from sqlalchemy import Connection, func, select, tuple_
+from sqlalchemy import Connection, bindparam, delete, func, select, tuple_, update
 
 from app.storage.layer_runs import current_version, delete_slice, insert_slice
 from app.storage.models import AssertionRow, ContradictionRow, EpisodeRow
@@ -24,6 +24,28 @@ def replace_consolidation(
     for table, rows in ((EpisodeRow, episodes), (AssertionRow, assertions), (ContradictionRow, contradictions)):
         delete_slice(conn, table, tenant_id, conversation_id, version)
         insert_slice(conn, table, tenant_id, conversation_id, version, rows)
+
+
+def extend_consolidation(
+    conn: Connection, tenant_id: int, conversation_id: str, version: str, reopened_from: int,
+    episodes: list[dict], assertions: list[dict], contradictions: list[dict], superseded: dict[str, str],
+) -> None:
+    """An incremental run: the episodes from index `reopened_from` on are replaced by `episodes`; the
+    new assertions and contradictions are added; `superseded` (assertion key -> the key of the later
+    one) links earlier assertions to the batch's."""
+    e = EpisodeRow
+    conn.execute(delete(e).where(e.tenant_id == tenant_id, e.conversation_id == conversation_id,
+                                 e.layer_version == version, e.idx >= reopened_from))
+    insert_slice(conn, EpisodeRow, tenant_id, conversation_id, version, episodes)
+    insert_slice(conn, AssertionRow, tenant_id, conversation_id, version, assertions)
+    insert_slice(conn, ContradictionRow, tenant_id, conversation_id, version, contradictions)
+    if superseded:
+        a = AssertionRow
+        conn.execute(update(a).where(a.tenant_id == bindparam("t"), a.conversation_id == bindparam("c"),
+                                     a.layer_version == bindparam("v"), a.key == bindparam("k"))
+                     .values(superseded_by_key=bindparam("by")).execution_options(synchronize_session=False),
+                     [{"t": tenant_id, "c": conversation_id, "v": version, "k": k, "by": by}
+                      for k, by in superseded.items()])
 
 
 @dataclass(frozen=True)
@@ -81,6 +103,7 @@ class AssertionView:
     time: datetime
     negated: bool
     superseded_by: str | None
+    valid_from: date | None = None  # the day a dated claim takes effect (None: the day it was said)
 
 
 @dataclass(frozen=True)
@@ -105,7 +128,8 @@ def timeline_for(conn: Connection, tenant_id: int, conversation_id: str, layer_v
     if version is None:
         return None, [], []
     a, c = AssertionRow, ContradictionRow
-    qa = select(a.key, a.event_pk, a.entity, a.attribute, a.value, a.asserted_at, a.negated, a.superseded_by_key).where(
+    qa = select(a.key, a.event_pk, a.entity, a.attribute, a.value, a.asserted_at, a.negated, a.superseded_by_key,
+               a.valid_from).where(
         a.tenant_id == tenant_id, a.conversation_id == conversation_id, a.layer_version == version)
     qc = select(c.key, c.entity, c.attribute, c.earlier_event_pk, c.later_event_pk, c.earlier_value, c.later_value,
                 c.earlier_at, c.later_at, c.kind).where(
@@ -145,7 +169,8 @@ def assertions_page(conn: Connection, tenant_id: int, conversation_id: str, vers
                     attribute: str | None = None) -> list[AssertionView]:
     """Up to `limit` assertions of one version in time order (time, event, key) after `after`."""
     a = AssertionRow
-    q = select(a.key, a.event_pk, a.entity, a.attribute, a.value, a.asserted_at, a.negated, a.superseded_by_key).where(
+    q = select(a.key, a.event_pk, a.entity, a.attribute, a.value, a.asserted_at, a.negated, a.superseded_by_key,
+               a.valid_from).where(
         a.tenant_id == tenant_id, a.conversation_id == conversation_id, a.layer_version == version)
     if entity is not None:
         q = q.where(func.lower(a.entity) == entity.lower())

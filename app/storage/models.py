@@ -6,7 +6,7 @@ be rebuilt.
 """
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
 from pgvector.sqlalchemy import Vector
 from sqlalchemy import (
@@ -241,6 +241,7 @@ class AssertionRow(Base):
     asserted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     negated: Mapped[bool] = mapped_column(server_default=text("false"))
     superseded_by_key: Mapped[str | None] = mapped_column(Text, nullable=True)
+    valid_from: Mapped[date | None] = mapped_column(Date, nullable=True)  # the day a dated claim takes effect
 
 
 class ContradictionRow(Base):

@@ -57,6 +57,20 @@ def set_consolidation_signals(conn: Connection, tenant_id: int, conversation_id:
     set_signal_group(conn, tenant_id, conversation_id, rows, CONSOLIDATION_COLUMNS)
 
 
+def add_consolidation_signals(conn: Connection, tenant_id: int, conversation_id: str, rows: list[dict]) -> None:
+    """The consolidation group of some events only (an incremental run): the other rows are left alone."""
+    set_signal_group(conn, tenant_id, conversation_id, rows, CONSOLIDATION_COLUMNS, cleared=())
+
+
+def set_signal_values(conn: Connection, column: str, values: dict[int, Any]) -> None:
+    """One column of the consolidation group for existing rows (event pk -> value): an incremental
+    run moving an event to another episode, or recording the later event that superseded it."""
+    if column not in CONSOLIDATION_COLUMNS or not values:
+        return
+    conn.execute(text(f"UPDATE event_signals SET {column} = :v, updated_at = now() WHERE event_pk = :pk"),
+                 [{"pk": pk, "v": v} for pk, v in values.items()])
+
+
 def set_surprise_signals(conn: Connection, tenant_id: int, conversation_id: str, rows: list[dict]) -> None:
     """rows: every SURPRISE_COLUMNS value plus event_pk (heat fields included: the record keeps its accesses)."""
     set_signal_group(conn, tenant_id, conversation_id, rows, SURPRISE_COLUMNS, SURPRISE_SCORE_COLUMNS)

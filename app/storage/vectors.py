@@ -63,3 +63,12 @@ def build_dense_index(conn: Connection, maintenance_work_mem: str = "2GB") -> No
     many times faster when it fits, and says so in a NOTICE when it does not."""
     conn.execute(select(func.set_config("maintenance_work_mem", maintenance_work_mem, True)))
     schema_index(DENSE_INDEX).create(conn, checkfirst=True)
+
+
+def vectors_for(conn: Connection, pks: list[int], model: str) -> dict[int, np.ndarray]:
+    """event pk -> vector, for those of `pks` embedded with `model` (an incremental layer's batch and tail)."""
+    if not pks:
+        return {}
+    res = conn.execute(select(Embedding.event_pk, Embedding.embedding).where(
+        Embedding.event_pk.in_(list(pks)), Embedding.model == model))
+    return {r[0]: np.asarray(r[1], dtype=np.float32) for r in res}

@@ -124,10 +124,12 @@ async function openConversation(conversationId, untilEvent) {
   const timeline = $("#timeline");
   timeline.replaceChildren(el("p", { class: "muted" }, "loading…"));
   const cid = encodeURIComponent(conversationId);
-  const [events, episodes] = await Promise.all([
+  const [events, episodes, changes] = await Promise.all([
     allEvents(conversationId, untilEvent),
     api(`/v1/conversations/${cid}/episodes`).catch(() => null),
+    allAssertions(conversationId).catch((err) => err),
   ]);
+  renderChanges(conversationId, changes);
   state.eventsById = new Map(events.map((e) => [e.id, e]));
   timeline.replaceChildren();
   if (!events.length) timeline.append(el("p", { class: "muted" }, `No events in ${conversationId}.`));
@@ -136,7 +138,11 @@ async function openConversation(conversationId, untilEvent) {
   const groups = eps.map((ep) => ({ head: `Episode ${ep.index + 1} · ${when(ep.start)} → ${when(ep.end)} · ${ep.boundary}`,
                                     summary: ep.summary, ids: ep.event_ids }));
   const rest = events.filter((e) => !inEpisode.has(e.id)).map((e) => e.id);
-  if (rest.length) groups.push({ head: eps.length ? `${rest.length} events not yet in an episode` : `${events.length} events`,
+  const n = (k, what) => `${k} ${what}${k === 1 ? "" : "s"}`;
+  const corrected = rest.every((id) => state.eventsById.get(id)?.superseded_by);  // the layers read their newer version
+  if (rest.length) groups.push({ head: !eps.length ? n(events.length, "event")
+                                   : corrected ? `${n(rest.length, "corrected event")} (the layers read the correction)`
+                                   : `${n(rest.length, "event")} not yet in an episode`,
                                  summary: "", ids: rest });
   for (const g of groups) {
     const box = el("div", { class: "episode" }, el("div", { class: "episode-head" }, g.head));
@@ -156,6 +162,69 @@ async function openConversation(conversationId, untilEvent) {
   }
   $("#results").replaceChildren();
   await showGraph({});
+}
+
+// --- what changed: the assertion timeline (GET /timeline) -----------------------------------------
+
+async function allAssertions(conversationId, max = 2000) {
+  const out = { assertions: [], contradictions: [], layer_version: null };
+  let cursor = null;
+  do {
+    const q = new URLSearchParams({ limit: "500", ...(cursor ? { cursor } : {}) });
+    const page = await api(`/v1/conversations/${encodeURIComponent(conversationId)}/timeline?${q}`);
+    out.assertions.push(...page.assertions);
+    out.contradictions.push(...page.contradictions);
+    out.layer_version = page.layer_version;
+    cursor = page.next_cursor;
+  } while (cursor && out.assertions.length < max);
+  return out;
+}
+
+const day = (iso) => iso.slice(0, 10);
+const shown = (a) => (a.negated ? `not ${a.value}` : a.value);
+
+// One row per assertion, oldest first: its date, who, what, the value, and whether it still stands or
+// which later value replaced it (and when); below, the contradictions the consolidation layer recorded.
+function renderChanges(conversationId, t) {
+  const box = $("#changes");
+  box.hidden = false;
+  const head = el("h3", {}, "What changed ", el("span", { class: "muted" }, "assertions in time order"));
+  if (t instanceof Error || !t) {
+    box.replaceChildren(head, el("p", { class: "error" }, t?.message || "no timeline"));
+    return;
+  }
+  if (!t.assertions.length) {
+    box.replaceChildren(head, el("p", { class: "muted" }, t.layer_version
+      ? "No assertions (where someone lives, works, …) in this conversation."
+      : "No timeline yet: the consolidation layer has not run."));
+    return;
+  }
+  const byId = new Map(t.assertions.map((a) => [a.id, a]));
+  const table = el("table", { class: "assertions" },
+    el("thead", {}, el("tr", {}, ...["date", "who", "what", "value", "state"].map((h) => el("th", {}, h)))));
+  const body = el("tbody");
+  for (const a of t.assertions) {
+    const later = a.superseded_by ? byId.get(a.superseded_by) : null;
+    const state = !a.superseded_by ? (a.negated ? "ended" : "current")
+      : later ? `superseded by ${shown(later)} · ${day(later.time)}` : `superseded (${a.superseded_by})`;
+    body.append(el("tr", { class: `assertion ${a.superseded_by ? "superseded" : "current"}${a.negated ? " negated" : ""}`,
+                           "data-id": a.id, "data-event": a.event_id },
+      el("td", {}, el("a", { class: "permalink", href: linkTo(conversationId, a.event_id), title: `event ${a.event_id}` }, "#"),
+         el("time", { datetime: a.time }, day(a.time)),
+         a.valid_from ? el("span", { class: "valid-from muted", title: "the day the claim takes effect, as its words say" },
+                           ` from ${a.valid_from}`) : ""),
+      el("td", { class: "who" }, a.entity), el("td", { class: "what" }, a.attribute),
+      el("td", { class: "value" }, shown(a)), el("td", { class: "state" }, state)));
+  }
+  table.append(body);
+  const parts = [head, table];
+  if (t.contradictions.length) {
+    parts.push(el("div", { class: "contradictions-head" }, `Contradictions (${t.contradictions.length})`),
+      el("ul", { class: "contradictions" }, ...t.contradictions.map((c) => el("li", { "data-id": c.id },
+        `${c.entity} · ${c.attribute}: `, el("span", { class: "old" }, c.earlier_value), ` (${day(c.earlier_time)}) → `,
+        el("b", {}, c.later_value), ` (${day(c.later_time)}) · ${c.kind}`))));
+  }
+  box.replaceChildren(...parts);
 }
 
 function showEvent(eventId) {
@@ -285,6 +354,7 @@ $("#disconnect").addEventListener("click", () => {
   setKey("");
   state.conversation = null;
   $("#conversations").replaceChildren();
+  $("#changes").hidden = true;
   $("#disconnect").hidden = true;
   say("disconnected: the key is forgotten");
 });

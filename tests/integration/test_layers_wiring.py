@@ -60,7 +60,7 @@ def slice_rows(engine, tenant_id: int, conv: str) -> dict[str, list]:
     queries = {
         "episodes": "SELECT layer_version, idx, start_at, end_at, speakers, boundary, summary, event_pks, "
                     "summary_event_pks FROM episodes WHERE tenant_id = :t AND conversation_id = :c ORDER BY 1, 2",
-        "assertions": "SELECT layer_version, key, event_pk, entity, attribute, value, negated, superseded_by_key "
+        "assertions": "SELECT layer_version, key, event_pk, entity, attribute, value, negated, superseded_by_key, valid_from "
                       "FROM assertions WHERE tenant_id = :t AND conversation_id = :c ORDER BY 1, 2",
         "contradictions": "SELECT layer_version, key, earlier_event_pk, later_event_pk, kind FROM contradictions "
                           "WHERE tenant_id = :t AND conversation_id = :c ORDER BY 1, 2",
@@ -271,7 +271,7 @@ def test_the_cli_rebuilds_a_layer_from_the_log(built, engine):
         conn.execute(text("DELETE FROM graph_edges WHERE tenant_id = :t"), {"t": tid})
     r = CliRunner().invoke(cli, ["rebuild", "--layer", "graph", "--conversation", "hm", "--tenant", name])
     assert r.exit_code == 0, r.output
-    assert "graph/2" in r.output and "8 events" in r.output
+    assert "graph/3" in r.output and "8 events" in r.output
     after = slice_rows(engine, tid, "hm")
     assert after["nodes"] == before["nodes"] and after["edges"] == before["edges"]
     r = CliRunner().invoke(cli, ["rebuild", "--layer", "nope"])
@@ -450,7 +450,9 @@ def test_graph_job_uses_the_llm_extractor_when_configured(client, make_tenant, e
         counts = build_all(pks)
     finally:
         server.shutdown()
-    assert counts["graph"]["done"] == 1 and len(seen) == 2  # one call per episode
+    # one call per episode for the facts, one assertion batch each for consolidation's timeline and the
+    # graph's evolution edges (`extract_assertions` with the LLM)
+    assert counts["graph"]["done"] == 1 and len(seen) == 4
     assert seen[0] == {"auth": "Bearer sk-test", "model": "test-model", "path": "/v1/chat/completions"}
     assert JOBS["graph"].version().endswith("llm_extract/3")
     with engine.connect() as conn:

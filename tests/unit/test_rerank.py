@@ -1,4 +1,4 @@
-"""Rerank stage: blend arithmetic, modality factor, the gate, and the local cross-encoder plumbing
+"""Rerank stage: blend arithmetic, the best probability, and the local cross-encoder plumbing
 (with a tiny CrossEncoder the test builds itself: no pretrained cross-encoder exists to download)."""
 from __future__ import annotations
 
@@ -10,14 +10,7 @@ import numpy as np
 import pytest
 
 from app.domain.event import turn_text
-from app.domain.retrieval.rerank import (
-    RerankCandidate,
-    minmax,
-    modality_factor,
-    question_type,
-    rerank,
-    sufficient_context,
-)
+from app.domain.retrieval.rerank import RerankCandidate, max_relevance, minmax, rerank
 
 
 def overlap_scorer(query: str, texts):
@@ -66,29 +59,12 @@ def test_only_the_top_n_are_scored_and_the_rest_keep_their_order_below():
     assert rerank("q", [], scorer) == []
 
 
-def test_modality_factor_and_question_types():
-    assert question_type("temporal") == "detail" and question_type("multi_hop") == "synthesis"
-    assert question_type(None) == "general"
-    assert modality_factor("summary", "detail") == 0.7
-    assert modality_factor("episode", "synthesis") == 1.2
-    assert modality_factor("event", "detail") == 1.0 and modality_factor("summary", "general") == 1.0
-    cands = [RerankCandidate("sum", "s", 1.0, kind="summary"), RerankCandidate("ev", "e", 0.9),
-             RerankCandidate("low", "l", 0.0)]
-    ce = lambda q, ts: [1.0, 1.0, 0.0]  # noqa: E731  # the CE can't tell the first two apart
-    # general: sum 1.0 vs ev 0.55 + 0.45 * 0.9 = 0.955; detail: sum 0.7 < 0.955
-    assert [r.id for r in rerank("q", cands, ce, qtype="general")][:2] == ["sum", "ev"]
-    assert [r.id for r in rerank("q", cands, ce, qtype="detail")][:2] == ["ev", "sum"]
-    syn = rerank("q", cands, ce, qtype="synthesis")
-    assert syn[0].id == "sum" and syn[0].modality_factor == 1.2 and syn[0].score == pytest.approx(1.2)
-
-
-def test_minmax_and_gate_and_bad_input():
+def test_minmax_and_best_probability_and_bad_input():
     assert minmax([2.0, 4.0, 3.0]) == [0.0, 1.0, 0.5]
     assert minmax([5.0, 5.0]) == [1.0, 1.0]
     low = rerank("q", [RerankCandidate(1, "a", 1.0)], lambda q, ts: [-4.0])  # sigmoid ≈ 0.018
-    assert not sufficient_context(low)
-    high = rerank("q", [RerankCandidate(1, "a", 1.0)], lambda q, ts: [1.0])
-    assert sufficient_context(high)
+    assert max_relevance(low) == pytest.approx(0.018, abs=1e-3)
+    assert max_relevance(rerank("q", [], lambda q, ts: [])) is None
     with pytest.raises(ValueError):
         rerank("q", [RerankCandidate(1, "a", 1.0)], lambda q, ts: [1.0, 2.0])
     with pytest.raises(ValueError):

@@ -8,7 +8,8 @@ from sqlalchemy import Connection
 
 from app.api.deps import DB, reader
 from app.api.routes.query import run_for
-from app.api.schemas import ANSWER_ERRORS, AnswerEvidence, AnswerIn, AnswerOut, ContextEntry
+from app.api.error_models import ANSWER_ERRORS
+from app.api.schemas import AnswerEvidence, AnswerIn, AnswerOut, ContextEntry
 from app.adapters.llm import llm_from_settings
 from app.domain.retrieval.answer import EvidenceLine
 from app.ports import LLMError

@@ -12,10 +12,10 @@ from sqlalchemy import Connection
 
 from app.api import paging
 from app.api.deps import DB, only_query_params, reader
+from app.api.error_models import ROUTE_ERRORS
 from app.api.schemas import (
     NO_NUL,
     NOT_BLANK,
-    ROUTE_ERRORS,
     ConversationList,
     ConversationSearch,
     ConversationStatus,

@@ -16,7 +16,8 @@ from sqlalchemy import Connection
 from app.api import paging
 from app.api.deps import DB, admin, only_query_params
 from app.api.erasure_schemas import AuditEntry, AuditPage, ErasureOut
-from app.api.schemas import NO_NUL, ROUTE_ERRORS, ErrorOut
+from app.api.error_models import ROUTE_ERRORS, ErrorOut
+from app.api.schemas import NO_NUL
 from app.services.forget import Erasure, ScopeRequired, erase_conversation, erase_speaker
 from app.storage import audit
 from app.storage.tenants import Principal

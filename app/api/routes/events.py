@@ -8,8 +8,8 @@ from sqlalchemy import Connection
 
 from app.api import paging
 from app.api.deps import DB, dispatcher, only_query_params, reader, writer
+from app.api.error_models import ROUTE_ERRORS
 from app.api.schemas import (
-    ROUTE_ERRORS,
     EventBatch,
     EventBatchResult,
     EventOut,

@@ -31,7 +31,8 @@ from app.api.layer_schemas import (
     TopicOut,
 )
 from app.api import paging
-from app.api.schemas import NO_NUL, ROUTE_ERRORS
+from app.api.error_models import ROUTE_ERRORS
+from app.api.schemas import NO_NUL
 from app.services import conversations as reads
 from app.storage.tenants import Principal
 
@@ -134,7 +135,8 @@ def timeline(
     return TimelineOut(
         conversation_id=conversation_id, layer_version=version, next_cursor=nxt,
         assertions=[AssertionOut(id=a.key, event_id=a.event_pk, entity=a.entity, attribute=a.attribute,
-                                 value=a.value, time=a.time, negated=a.negated, superseded_by=a.superseded_by)
+                                 value=a.value, time=a.time, negated=a.negated, superseded_by=a.superseded_by,
+                                 valid_from=a.valid_from)
                     for a in assertions],
         contradictions=[ContradictionOut(id=c.key, entity=c.entity, attribute=c.attribute, kind=c.kind,
                                          earlier_event_id=c.earlier_event_pk, later_event_id=c.later_event_pk,

@@ -9,7 +9,8 @@ from fastapi import APIRouter, Depends, Response
 from sqlalchemy import Connection
 
 from app.api.deps import DB, dispatcher, reader
-from app.api.schemas import ROUTE_ERRORS, ContextEntry, ContextSummary, QueryIn, QueryItem, QueryOut, SignalEvidence
+from app.api.error_models import ROUTE_ERRORS
+from app.api.schemas import ContextEntry, ContextSummary, QueryIn, QueryItem, QueryOut, SignalEvidence
 from app.domain.filters import where_json
 from app.ports import Dispatcher
 from app.services.query import QueryInput, QueryOutput, query_for

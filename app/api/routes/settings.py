@@ -12,7 +12,7 @@ from sqlalchemy import Connection
 
 from app.api.deps import DB, only_query_params, principal, reader
 from app.api.erasure_schemas import LanguageIn, LanguageOut, StatusOut
-from app.api.schemas import ROUTE_ERRORS
+from app.api.error_models import ROUTE_ERRORS
 from app.services import language
 from app.settings import get_settings
 from app.storage.tenants import Principal

@@ -53,3 +53,29 @@ def stated_aliases(text: str, speaker: str, addressee: str | None) -> list[tuple
                 continue
             out.append((f"{owner}'s {relation(m.group('rel'))}", name))
     return out
+
+
+_NAME_TOKEN = re.compile(r"^[A-ZÀ-ÖØ-Þ][\w'’\-]*\.?$")
+
+
+def short_forms(names: list[str], places: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """(short, long) pairs of one name said in two lengths in one conversation: "Brightwell" and
+    "Brightwell Logistics" (the long name's first word), "Okoro" and "Daniel Okoro" (a two-word name's
+    last word). A short form that fits two long names ("Tom" with "Tom Hale" and "Tom Reyes") joins
+    neither, and a place never joins what is named after it ("Denver" and "Denver Health"): `places`
+    holds the names seen used as places."""
+    singles, longs = set(), set()
+    for n in dict.fromkeys(names):
+        toks = n.split()
+        if "'s " in n.replace("’", "'") and not _NAME_TOKEN.match(toks[-1]):
+            continue  # "Sana's parents" is someone of Sana's, not a longer name
+        if len(toks) == 1 and len(n) >= 3 and n.lower() not in NOT_NAMES | CALENDAR_WORDS and n not in places:
+            singles.add(n)
+        elif 2 <= len(toks) <= 4 and all(_NAME_TOKEN.match(t) or t in ("&", "of", "de", "da") for t in toks):
+            longs.add(n)
+    out = []
+    for s in sorted(singles):
+        fits = [ln for ln in sorted(longs) if ln.split()[0] == s or (len(ln.split()) == 2 and ln.split()[1] == s)]
+        if len(fits) == 1:
+            out.append((s, fits[0]))
+    return out

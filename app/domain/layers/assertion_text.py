@@ -17,12 +17,21 @@ TOOL_KINDS = {
     "phone": "iphone android pixel galaxy samsung oneplus nokia motorola xiaomi",
     "editor": "vim neovim emacs vs code vscode intellij pycharm sublime atom cursor zed",
     "language": "rust golang java kotlin swift typescript javascript ruby php elixir scala haskell",
-    "framework": "django flask fastapi rails react vue angular svelte next.js spring laravel express",
+    "framework": "django flask fastapi rails react vue angular svelte next.js spring laravel express pytorch "
+                 "tensorflow jax keras scikit-learn",
     "os": "linux ubuntu debian fedora windows macos arch",
     "hosting": "aws azure gcp heroku vercel netlify digitalocean fly.io render railway cloudflare",
     "laptop": "macbook thinkpad chromebook surface",
-    "bank": "chase monzo revolut wells fargo",
-    "car": "tesla prius civic corolla",
+    "bank": "chase monzo revolut wells fargo starling barclays hsbc santander lloyds natwest citibank n26",
+    "car": "tesla prius civic corolla subaru toyota honda ford volkswagen vw volvo bmw audi mazda nissan kia "
+           "hyundai jeep fiat renault peugeot skoda",
+    "crm": "salesforce hubspot pipedrive zoho",
+    "tracker": "jira linear asana trello clickup basecamp",
+    "tracking": "wandb mlflow tensorboard neptune",
+    "notebook": "jupyter colab",
+    "optimizer": "adam adamw sgd rmsprop adagrad adafactor",
+    "gpu": "a100 h100 h200 v100 t4 l4 a10 a10g l40s rtx",
+    "model": "bert roberta distilbert llama mistral mixtral gemma qwen gpt-4 gpt-4o gpt-3.5 t5 resnet yolo whisper",
 }
 _TOOL_OF = {w: kind for kind, ws in TOOL_KINDS.items() for w in ws.split()}
 
@@ -37,25 +46,69 @@ def tool_kind(value: str) -> str | None:
 
 
 _ANTECEDENT_RE = re.compile(rf"(?<![\w'’])([{_UP}][a-zß-öø-ÿ]{{2,}})\b")
-_PLACE_PREP = re.compile(r"\b(?:to|in|at|from|for|of|near|on|into|via|by)\s+$", re.I)
+PLACE_PREP = re.compile(r"\b(?:to|in|at|from|for|of|near|on|into|via|by)\s+$", re.I)
 
 
 def antecedent(text: str, pos: int) -> str | None:
-    """Whom "he"/"she" at `pos` stands for: the last capitalised name before it in the same event that
-    is not a common word or a calendar word and does not follow a preposition (that is a place)."""
+    """Whom "he"/"she" at `pos` stands for: the last capitalised name before it in the text that is
+    not a common word or a calendar word and does not follow a preposition (that is a place), unless
+    it is a possessive ("at Ayo's")."""
     for m in reversed(list(_ANTECEDENT_RE.finditer(text, 0, pos))):
         w = m.group(1)
         if w.lower() in NOT_NAMES or w.lower() in CALENDAR_WORDS or w.lower() in STOPWORDS:
             continue
-        if _PLACE_PREP.search(text[max(0, m.start() - 8):m.start()]):
+        if PLACE_PREP.search(text[max(0, m.start() - 8):m.start()]) and not text.startswith(("'s", "’s"), m.end()):
             continue
         return w
     return None
 
 
-_CO_SUBJECT = re.compile(rf"\b([{_UP}][a-zß-öø-ÿ]{{2,}})\s+and\s+$")
+_PLURAL = re.compile(rf"\b(?:(?P<rel>[Mm]y|[Oo]ur)\s+(?P<group>parents|kids|children|grandparents|in-laws|neighbou?rs|"
+                     rf"cousins|flatmates|roommates)\b|[Tt]he\s+(?P<family>[{_UP}][a-z]{{2,}}s)\b|"
+                     rf"(?<![\w'’])(?P<a>[{_UP}][a-zß-öø-ÿ]{{2,}})\s+and\s+(?P<b>[{_UP}][a-zß-öø-ÿ]{{2,}})\b(?!\s+I\b))")
 
 
+def plural_antecedent(text: str, pos: int, speaker: str) -> list[str]:
+    """Whom "they" at `pos` stands for: the last group named before it ("my parents" -> the speaker's
+    parents, "the Hendersons", "Tom and Ella" -> both); [] when none."""
+    for m in reversed(list(_PLURAL.finditer(text, 0, pos))):
+        if m.group("group"):
+            return [f"{speaker}'s {m.group('group').lower()}"]
+        if m.group("family"):
+            return [m.group("family")]
+        names = [m.group("a"), m.group("b")]
+        if not any(n.lower() in NOT_NAMES or n.lower() in CALENDAR_WORDS for n in names):
+            return names
+    return []
+
+
+_SENTENCE_END = re.compile(r"[.!?]+|$")
+_QUESTION_START = re.compile(
+    r"(?i)^(?:(?:so|and|but|also|wait|ok|okay|hey|oh|well|then)\b[\s,]*)*(?:is|are|was|were|do|does|did|has|have|had|"
+    r"can|could|will|would|should|shall|may|might|am|what|where|when|who|whom|whose|which|how|why|any)\b")
+
+
+def in_question(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is asked rather than said: its sentence ends with a question mark and
+    either opens as a question ("Has Beatriz settled in Porto?") or the words are in the clause the
+    question mark closes ("So you live in Leeds now?"), not before a tag ("..., is that okay?")."""
+    m = _SENTENCE_END.search(text, end)
+    if not (m and m.group(0).startswith("?")) or "!" in m.group(0):  # "you got engaged?!" is news, not a question
+        return False
+    s0 = max((x.end() for x in _SENTENCE_END.finditer(text, 0, start) if x.group(0)), default=0)
+    sentence = text[s0:m.start()].strip()
+    if _QUESTION_START.match(sentence):
+        return True
+    if re.match(r"(?i)(?:come|visit|stay|pop)\b", sentence):  # "Come stay with me in Leeds?": an invitation
+        return False
+    return start >= text.rfind(",", s0, m.start())
+
+
+CO_SUBJECT = re.compile(rf"\b([{_UP}][a-zß-öø-ÿ]{{2,}})\s+and\s+$")
+
+
+# "at Ayo's on Saturday" is a place: a name's "'s" after a preposition stays a possessive
+_NOT_AFTER_PREP = r"(?<![\w'])(?<!\bto\s)(?<!\bat\s)(?<!\bby\s)(?<!\bfrom\s)(?<!\bnear\s)(?<!\bround\s)(?<!\bover\s)(?<!\bin\s)"
 _CONTRACTIONS = [
     (re.compile(r"\b(I)'m\b"), r"\1 am"),
     (re.compile(r"\b([Ww]e|[Yy]ou|[Tt]hey)'re\b"), r"\1 are"),
@@ -63,11 +116,35 @@ _CONTRACTIONS = [
     (re.compile(r"\b(I|[Ww]e|[Yy]ou|[Tt]hey|[Ss]he|[Hh]e)'ll\b"), r"\1 will"),
     (re.compile(r"\b([Dd]o|[Dd]oes|[Dd]id|[Ii]s|[Aa]re|[Ww]as|[Ww]ere|[Hh]ave|[Hh]as)n't\b"), r"\1 not"),
     (re.compile(r"\b([Cc]a)n't\b"), r"\1nnot"),
+    # "he's a pharmacist" / "she's been promoted": the pronoun's "'s" is "is" or "has", never a possessive
+    (re.compile(r"\b([Hh]e|[Ss]he)'s(?=\s+(?:been|got|gotten|had|done|moved|left|quit|joined|started|finished)\b)"), r"\1 has"),
+    (re.compile(r"\b([Hh]e|[Ss]he)'s\b"), r"\1 is"),
+    # a name's "'s" before a verb or a state is "is"/"has" ("Leah's moving", "Jon's been at Kessler")
+    (re.compile(rf"{_NOT_AFTER_PREP}([{_UP}][a-zß-öø-ÿ]{{2,}})'s(?=\s+(?:been|got|gotten|moved|left|quit|joined|started|finished|"
+                r"become|decided|taken|found)\b)"), r"\1 has"),
+    (re.compile(rf"{_NOT_AFTER_PREP}([{_UP}][a-zß-öø-ÿ]{{2,}})'s(?=\s+(?:moving|going|living|working|staying|starting|leaving|"
+                r"getting|now|still|married|engaged|pregnant|retired|single|divorced|a|an|from|in|at|with|based|finally|"
+                r"just|also|currently|officially|no\s+longer|not|studying|teaching|dating|seeing)\b(?!-))"), r"\1 is"),
 ]
+
+# a second verb of the same first-person subject: "I sold the Corolla and got a Subaru"
+_SHARED_I = re.compile(r"(\b(I|[Ww]e)\s[^.!?;]{0,60}?\s)and\s+(?:now\s+|also\s+|then\s+)?(?=(?:got|bought|moved|started|joined|switched|"
+                       r"signed|took|accepted|left|quit|adopted|rented|found|work|live|teach|study|use|became|am|are|"
+                       r"play|run|have)\b)")
+# a place or an employer written in lower case in chat ("i moved to leeds"): the word after a strong cue,
+# in a message with no capitalised word inside a sentence, is a name
+_CUED_LOWER = re.compile(r"\b((?:moved|moving|relocated|relocating)\s+(?:back\s+)?to|(?:live|lives|living|based|settled)\s+in|"
+                         r"(?:work|works|working)\s+(?:at|for)|(?:am|is|are)\s+from)\s+([a-zß-öø-ÿ][a-zß-öø-ÿ\-]{2,})\b")
+_CUED_TOOL = re.compile(r"\b((?:use|uses|using|used|to|from|on|with|into|chose|picked|dropped|ditched))\s+([a-z][a-z\-]{2,})\b")
+_ALSO_WORDS = frozenset("""swift rust express spring atom cursor surface render railway arch linear chase ford civic
+    pixel galaxy windows oracle java go ruby zed comet model whisper adam""".split())  # tools that are also common words
+_MID_CAPITAL = re.compile(rf"[\w,;]\s+(?!I\b)[{_UP}]")
+_NOT_LOWER_NAMES = frozenset("""home work school town city country here there the a an my our their his her this that
+    it london's uni college office bed abroad downstairs upstairs nights night weekends weekend part full remote""".split())
 
 
 _ELIDED_I = re.compile(
-    r"(^|[.!?]\s+|[-–—]\s*)((?:Just|Recently|Finally|Also|just|recently|finally|also)\s+)?((?i:lost|started|got|joined|moved|quit|graduated|landed|became|adopted|took up|picked up|began))\b(?!\s+(?:it|that|this|me|you)\b)"
+    r"(^|[.!?:]\s+|[-–—]\s*)((?:Just|Recently|Finally|Also|just|recently|finally|also)\s+)?((?i:lost|started|got|joined|moved|quit|graduated|landed|became|adopted|took up|picked up|began))\b(?!\s+(?:it|that|this|me|you)\b)"
 )
 
 
@@ -80,4 +157,70 @@ def expand(text: str) -> str:
     text = _ELIDED_I.sub(lambda m: f"{m.group(1)}I {(m.group(2) or '').lower()}{m.group(3).lower()}", text)
     for rx, rep in _CONTRACTIONS:
         text = rx.sub(rep, text)
-    return text
+    text = _CUED_TOOL.sub(lambda m: f"{m.group(1)} {m.group(2).capitalize()}" if m.group(2) in _TOOL_OF
+                          and m.group(2) not in _ALSO_WORDS else m.group(0), text)
+    if not _MID_CAPITAL.search(text):
+        text = _CUED_LOWER.sub(lambda m: m.group(0) if m.group(2) in _NOT_LOWER_NAMES or m.group(2) in STOPWORDS
+                               or m.group(2) in NOT_NAMES else f"{m.group(1)} {m.group(2).capitalize()}", text)
+    return _SHARED_I.sub(lambda m: f"{m.group(1)}and then {m.group(2)} ", text)
+
+
+_NEGATIVE_ANSWER = re.compile(
+    r"(?i)^\W*(?:no\b|nope\b|nah\b|not\s+(?:any\s*more|really|now)\b|dropped\s+(?:it|that)\b|quit\b|"
+    r"gave\s+(?:it|that)\s+up\b|stopped\b|not\s+since\b)")
+_WORD = re.compile(r"[^\W\d_]{4,}")
+
+
+def negative_answer(question: str, answer: str) -> bool:
+    """Whether `answer` opens by saying no to the question `question` ends with ("Are you still
+    climbing?" - "Not anymore, the club shut down")."""
+    return question.rstrip().endswith("?") and bool(_NEGATIVE_ANSWER.match(answer))
+
+
+def asked_about(question: str, value: str) -> bool:
+    """Whether the last sentence of `question` names `value` by one of its words ("the swimming" names
+    "swimming", "still climbing" names "climbing club")."""
+    last = re.split(r"(?<=[.!?])\s+", question.strip())[-1].lower()
+    asked = set(_WORD.findall(last))
+    return any(w in asked for w in _WORD.findall(value.lower()) if w not in STOPWORDS)
+
+
+PRONOUNS = frozenset("it that this you them him her those these everything anything something what how when".split())
+VALUE_STOP = re.compile(
+    r"\s+(?:and|but|because|since|so|when|while|with|for|after|before|last|next|this|that|now|yesterday|today|"
+    r"tomorrow|ago|too|again|anymore|any\s+more|though|which|who|where|if|to|as|at|in|on|by|from|or|like|lately|recently|about|around|every|each|"
+    r"since|until|is|was|are|were|has|had|have|it|really|so much|a lot|these days|nowadays|at the moment)\b.*$",
+    re.I,
+)
+
+
+def clean_value(raw: str, kind: str) -> str | None:
+    """A matched value trimmed to what names the thing: a proper name where its capitalised run ends, a
+    phrase before the words that start a new clause ("hiking with my dad" -> "hiking"); None when
+    nothing is left that names anything."""
+    v = raw.strip().strip(".,!?;:\"'’()")
+    if kind in ("proper", "negated"):
+        # stop a proper name where the capitalised run ends; drop a trailing possessive
+        v = re.sub(r"(\w{3,})\.\s.*$", r"\1", v)  # a name ends at its sentence's end ("Japan. That"), not at "St."
+        v = re.sub(r"['’]s$", "", v).rstrip(".")
+        if not v or v.lower() in NOT_NAMES or v.lower() in CALENDAR_WORDS or v.lower() in STOPWORDS:
+            return None
+        return v
+    v = VALUE_STOP.sub("", " " + v).strip()
+    v = re.sub(r"^(the|a|an|my|our|some)\s+", "", v, flags=re.I).strip(".,!?;:\"' ")
+    if not v or v.lower() in PRONOUNS or v.lower() in STOPWORDS:
+        return None
+    if len(v.split()) > 4:
+        return None
+    return v
+
+
+_VOCATIVE = re.compile(rf"^\W*(?:(?:hi|hey|hello|thanks|thank you|ok|okay|so|and|oh|morning|evening)\s+)?([{_UP}][a-zß-öø-ÿ]{{2,}})\s*[,!:]", re.I)
+
+
+def vocative(text: str) -> str | None:
+    """The person a turn opens by addressing ("Sam, Mom called.", "Hi Owen, ..."), if any."""
+    m = _VOCATIVE.match(text)
+    if not m or m.group(1).lower() in NOT_NAMES or m.group(1).lower() in CALENDAR_WORDS:
+        return None
+    return m.group(1)

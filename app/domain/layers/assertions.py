@@ -14,53 +14,32 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from datetime import datetime
-from typing import Iterable
+from datetime import date, datetime
+from typing import Iterable, Sequence
 
-from app.domain.layers.assertion_text import _CO_SUBJECT, antecedent, expand, tool_kind
+from app.domain.layers.assertion_rules import (  # noqa: F401  (re-exported: callers read the vocabulary here)
+    MULTI_VALUED_PREFIXES,
+    OCCUPATIONS,
+    ACTIVITIES,
+    PETS,
+    RELATION_NOUNS,
+    RULES,
+)
+from app.domain.layers.assertion_context import (answered_no, as_organisation, elided_reply, last_place, resolve_here,
+                                                 same_name, with_partner)
+from app.domain.layers.assertion_dates import SENTENCE_END, stated_day
+from app.domain.layers.assertion_entities import EntityNames
+from app.domain.layers.assertion_text import (CO_SUBJECT, PLACE_PREP, PRONOUNS, antecedent, clean_value, expand,
+                                              in_question, negative_answer, plural_antecedent, tool_kind, vocative)
 from app.domain.layers.events import LayerEvent
-from app.domain.layers.text import (
-    CALENDAR_WORDS,
-    NOT_NAMES,
-    NUMBER_WORDS,
-    STOPWORDS,
-    norm_name,
-)
+from app.domain.layers.timeparse import resolve_time_expressions
+from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, NUMBER_WORDS, STOPWORDS, norm_name
 
-LAYER_VERSION = "assertions/2"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
-
-MULTI_VALUED_PREFIXES = ("pet_name:", "has_pet", "member_of", "hobby")
-
-RELATION_NOUNS = (
-    "wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|mom|mum|mother|dad|father|sister|brother|son|"
-    "daughter|kids|children|friend|best friend|boss|roommate|grandma|grandpa|grandmother|grandfather|"
-    "aunt|uncle|cousin|niece|nephew|parents|family|neighbor|neighbour"
-)
-_PETS = "dog|cat|puppy|kitten|pup|horse|rabbit|bunny|hamster|parrot|bird|fish|turtle|snake|guinea pig|pony|lizard|ferret"
-OCCUPATIONS = frozenset(
-    """teacher nurse doctor engineer developer programmer designer artist painter writer author musician
-    singer dancer chef cook baker lawyer attorney accountant manager student counselor counsellor therapist
-    psychologist scientist researcher professor firefighter officer soldier pilot driver mechanic
-    electrician plumber carpenter farmer photographer journalist editor architect pharmacist dentist
-    veterinarian vet paramedic consultant analyst entrepreneur barista waiter waitress cashier clerk
-    librarian coach trainer athlete actor actress model volunteer intern freelancer youtuber streamer
-    blogger influencer realtor banker salesperson secretary assistant receptionist nanny caregiver
-    babysitter tutor principal surgeon sculptor potter illustrator animator filmmaker director producer
-    composer dj poet novelist activist advocate mentor instructor lecturer pastor priest rabbi
-    minister politician economist statistician technician contractor bartender florist tailor
-    hairdresser stylist beautician cleaner gardener landscaper guard detective investigator judge
-    mayor senator marine sailor astronaut biologist chemist physicist mathematician geologist
-    historian philosopher translator interpreter""".split()
-)
-
-_UP = "A-ZÀ-ÖØ-Þ"  # capitals, Latin-1 included ("Évora", "Öresund")
-_CAL = r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b"
-_PROPER = rf"[{_UP}][\w'’&\.\-]*(?:\s+(?:of\s+|de\s+|da\s+|do\s+|the\s+|on\s+|&\s+)?(?!{_CAL})[{_UP}][\w'’&\.\-]*){{0,4}}"
-_NP = r"[\w'’\-]+(?:\s+[\w'’\-]+){0,4}"  # an object phrase, trimmed afterwards
-_NUMW = r"\d{1,3}|" + "|".join(sorted((w for w in NUMBER_WORDS if w not in {"a", "an", "few", "several", "couple", "dozen", "hundred", "thousand"}), key=len, reverse=True))
-_SUBJ = rf"(?P<subj>\bI\b|\b[Ww]e\b|\b[Mm]y\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[{_UP}][a-zß-öø-ÿ]{{2,}}\b|\b[Hh]e\b|\b[Ss]he\b)"
-_ADV = (r"(?:\s+(?:have|has|had)(?=\s+(?:\w+\s+)?(?:\w+ed|got|gotten|been|become|left|quit|begun|taken)\b))?"
-        r"(?:\s+(?:now|currently|still|just|recently|finally|actually|officially|also))*")
+LAYER_VERSION = "assertions/4"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
+# 3: dated claims (valid_from), questions are not claims, pronouns across turns, value keys of one name's
+#    short and long forms, more change forms (leaving, moving plans, hobbies and clubs given up, switches)
+# 4: elided answers and yes-answers, "here"/"there", "they", "we" of a couple or an organisation, subjects
+#    shared across "and", lower-case names in chat, staying after all, what questions presuppose, `context`
 
 
 @dataclass(frozen=True)
@@ -77,6 +56,14 @@ class Assertion:
     seq: int = 0
     superseded_by: str | None = None
     layer_version: str = LAYER_VERSION
+    # the day the claim takes effect when its words name one ("I start on June 12", "we broke up on
+    # Friday"); None: from the event's own day (`time`). See `effective_day`.
+    valid_from: date | None = None
+
+    @property
+    def effective_day(self) -> date:
+        """The first day the claim holds: the day it names, else the day it was said."""
+        return self.valid_from or self.time.date()
 
     @property
     def entity_key(self) -> str:
@@ -87,201 +74,127 @@ class Assertion:
         return not self.attribute.startswith(MULTI_VALUED_PREFIXES)
 
 
-# (attribute, pattern, value kind). Attribute may name a group: "favourite:{what}", "pet_name:{pet}".
-_RULES: list[tuple[str, re.Pattern[str], str]] = []
-
-
-def _rule(attribute: str, pattern: str, kind: str = "proper", flags: int = 0) -> None:
-    _RULES.append((attribute, re.compile(pattern, flags), kind))
-
-
-# residence
-_rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:live|lives|(?:am|'m|are|'re|is|'s)\s+living|(?:have|'ve|has)\s+been\s+living|(?:have|'ve|has)\s+lived)\s+in\s+(?P<val>{_PROPER})")
-_rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:moved|relocated)\s+(?:back\s+|all the way\s+)?(?:home\s+)?(?:to|into)\s+(?:(?:a|an|the|our|my)\s+(?:new\s+)?(?:flat|apartment|house|place|condo|home)\s+in\s+)?(?P<val>{_PROPER})")
-_rule("lives_in", rf"{_SUBJ}\s+(?:(?:do not|don't|does not|doesn't)\s+live\s+in|no longer\s+lives?\s+in|moved\s+(?:out of|away from))\s+(?P<val>{_PROPER})", "negated")
-_rule("moving_to", rf"{_SUBJ}\s+(?:am|'m|are|'re|is|'s)\s+(?:going to move|moving|relocating)\s+to\s+(?P<val>{_PROPER})")
-_rule("from", rf"{_SUBJ}\s+(?:am|'m|are|'re|is|'s)\s+(?:originally\s+)?from\s+(?P<val>{_PROPER})")
-_rule("from", rf"{_SUBJ}\s+grew up in\s+(?P<val>{_PROPER})")
-# employment
-_rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|'m|are|'re|is|'s)\s+working|(?:have|'ve|has)\s+been\s+working)\s+(?:at|for)\s+(?P<val>{_PROPER})")
-_rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:got|landed|accepted|started|took|began)\s+(?:a\s+|an\s+|my\s+|her\s+|his\s+|the\s+)?(?:new\s+)?(?:job|position|role|internship|gig)\s+(?:at|with)\s+(?P<val>{_PROPER})")
-_rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|'m|are|'re|is|'s)\s+working)\s+at\s+(?:a|an|the)\s+(?P<val>[a-z]+(?:\s+[a-z]+)?)", "common")
-_rule("works_at", rf"{_SUBJ}\s+(?:quit|left|lost)\s+(?:my|her|his|the)\s+job\s+(?:at|with)\s+(?P<val>{_PROPER})", "negated")
-_rule("works_at", rf"{_SUBJ}\s+(?:no longer|(?:do not|don't|does not|doesn't))\s+work\s+(?:at|for)\s+(?P<val>{_PROPER})", "negated")
-_rule("job_title", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|'m|are|'re|is|'s)\s+working)\b[^.!?]{{0,40}}?\s+as\s+(?:a|an|the|our|their)\s+(?:(?:only|sole|lead|main|new|senior|junior|head)\s+)?(?P<val>[A-Za-z]+(?:\s+[A-Za-z]+){{0,2}})", "occupation")
-_rule("job_title", rf"{_SUBJ}{_ADV}\s+(?:got|landed|accepted|started|took|began)\s+(?:a\s+|an\s+|my\s+)?(?:new\s+)?(?:job|position|role|career)\s+as\s+(?:a|an)\s+(?P<val>[A-Za-z]+(?:\s+[A-Za-z]+){{0,2}})", "occupation")
-_rule("job_title", rf"{_SUBJ}\s+(?:quit|left|lost)\s+(?:my|her|his|the)\s+job\s+as\s+(?:a|an)\s+(?P<val>[A-Za-z]+(?:\s+[A-Za-z]+){{0,2}})", "occupation_negated")
-_rule("works_at", rf"{_SUBJ}(?:\s+(?:am|is|was)|\s+(?:have|has)\s+been){_ADV}\s+(?:a|an|the)\s+(?:[a-z]+\s+){{0,2}}(?=(?:{'|'.join(sorted(OCCUPATIONS))})\s+(?:at|for|with)\b)[a-z]+\s+(?:at|for|with)\s+(?P<val>{_PROPER})")
-_rule("job_title", rf"{_SUBJ}(?:\s+(?:am|'m|is|'s)|\s+became|\s+(?:have|'ve|has)\s+(?:become|been)){_ADV}\s+(?:a|an)\s+(?P<val>(?:[a-z]+\s+){{0,2}}[a-z]+)", "occupation")
-_rule("job_title", r"\b(?P<subj>[Mm]y)\s+(?:new\s+)?(?:job|role|position|title)\s+is\s+(?:a|an)?\s*(?P<val>[a-z]+(?:\s+[a-z]+){0,2})", "occupation")
-# study
-_rule("studies", rf"{_SUBJ}{_ADV}\s+(?:switched|changed|moved)\s+(?:my|her|his|our)\s+major\s+(?:over\s+)?to\s+(?P<val>[a-z]+(?:\s+[a-z]+){{0,2}})", "common")
-_rule("studies", rf"{_SUBJ}{_ADV}\s+(?:study|studies|(?:am|'m|is|'s)\s+studying|majored in|major in|(?:am|'m|is|'s)\s+majoring in)\s+(?P<val>[a-z]+(?:\s+[a-z]+){{0,2}})", "common")
-_rule("school", rf"{_SUBJ}{_ADV}\s+(?:go|goes|(?:am|'m|is|'s)\s+going|(?:am|'m|is|'s)\s+studying(?:\s+[a-z]+){{0,3}}|enrolled|transferred|(?:got|was|were)\s+accepted|(?:am|is)\s+a\s+student)\s+(?:to|at|in)\s+(?:the\s+)?(?P<val>(?=[^.!?]*\b(?:University|College|School|Academy|Institute|Conservatory)\b){_PROPER})")
-# family, age, relationships, pets, names
-_rule("children_count", rf"{_SUBJ}\s+(?:have|has|'ve got|have got|has got)\s+(?P<val>{_NUMW})\s+(?:kids|children|sons|daughters|boys|girls|little ones)\b", "number", re.I)
-_rule("age", rf"{_SUBJ}{_ADV}\s+(?:am|'m|is|'s|just turned|turned|will turn|'ll turn)\s+(?:also\s+|now\s+|already\s+)?(?P<val>\d{{1,3}}|{_NUMW})(?:\s+years?\s+old|\s+y/?o|\s+this year|\s+today)\b", "number")
-_rule("age", rf"{_SUBJ}\s+(?:just\s+)?turned\s+(?P<val>\d{{1,3}}|{_NUMW})\b(?!\s+(?:of|to|around|down|up|out|into|off|over|away|back)\b)", "number")
-_rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:am|'m|are|'re|is|'s)\s+(?:(?:now|still|happily|officially|finally|also)\s+)*(?:a\s+)?(?P<val>single|married|engaged|divorced|widowed|separated|in a relationship)\b", "status")
-_rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:got|are getting|'re getting|am getting|'m getting|is getting)\s+(?P<val>married|engaged|divorced)\b", "status")
-_rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:broke up|split up|separated)\b(?P<val>)", "breakup")
-_rule("relationship_status", r"\b(?P<subj>[Aa]s)\s+a\s+(?P<val>single)\s+(?:mom|mum|mother|dad|father|parent)\b", "status")
-_rule("pet_name:{pet}", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:new\s+|little\s+|sweet\s+)?(?P<pet>{_PETS})\s*,?\s+(?:is\s+)?(?:named|called)\s+(?P<val>[A-Z][a-z]+)")
-_rule("pet_name:{pet}", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:new\s+|little\s+|sweet\s+)?(?P<pet>{_PETS})\s*,?\s+(?P<val>[A-Z][a-z]+)\b")
-_rule("pet_name:{pet}", rf"\b(?P<subj>I|[Ww]e)\s+(?:have|got|adopted|rescued)\s+(?:a|an)\s+(?:new\s+)?(?P<pet>{_PETS})\s+(?:named|called)\s+(?P<val>[A-Z][a-z]+)")
-_rule("pet_name:{pet}", rf"\b(?P<subj>[Aa]n?|[Oo]ur|[Mm]y)\s+(?:new\s+|little\s+|sweet\s+)?(?P<pet>{_PETS})\s+(?:named|called)\s+(?P<val>[A-Z][a-z]+)")
-_rule("member_of", rf"{_SUBJ}{_ADV}\s+(?:joined|became a member of|signed up for)\s+(?:a|an|the|my|our)\s+(?P<val>(?:[\w'\-]+\s+){{0,3}}?(?:group|club|team|church|band|choir|league|community|society|gym|class|organization|organisation|association|platform|network|crew|circle|program|programme))\b", "common")
-_rule("hobby", rf"{_SUBJ}{_ADV}\s+(?:started|began|took up|picked up)\s+(?:(?:playing|learning|practicing|practising|doing|taking)\s+(?:the\s+)?(?P<val>[a-z]+(?:\s+[a-z]+){{0,2}})|(?P<val2>[a-z]{{3,}}ing)\b(?!\s+(?:to|into|at|on|for|with|a|an|the|my|our|about|out|up|forward)\b))", "common")
-_rule("relationship_status", r"\b(?P<subj>[Mm]y)\s+(?P<val>husband|wife|girlfriend|boyfriend|fianc[ée]e?|partner|gf|bf|hubby)\b(?!\s+(?:in\s+crime|at\s+work)\b)", "implied_status")
-_rule("has_pet", rf"\b(?P<subj>I|[Ww]e){_ADV}\s+(?:have|got|adopted|rescued)\s+(?:a|an|two|three)\s+(?:new\s+)?(?:little\s+)?(?P<val>{_PETS})s?\b", "common")
-_rule("name", r"\b(?P<subj>[Mm]y)\s+name\s+is\s+(?P<val>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)")
-_rule("favourite:{what}", rf"\b(?P<subj>[Mm]y)\s+(?:all-time\s+|absolute\s+|personal\s+)?favou?rite\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|was|has to be|would be|has always been)\s+(?P<val>{_NP})", "phrase")
-_rule("opinion:{val}", rf"\b(?P<subj>I)\s+(?:really\s+|absolutely\s+|just\s+|truly\s+)?(?P<verb>love|like|enjoy|adore|prefer|hate|dislike|cannot stand|do not like|no longer like|do not enjoy|am (?:a )?(?:big |huge )?fan of|am (?:really )?into|am passionate about)\s+(?P<val>{_NP})", "opinion")
-
-# ---- changes: moves, jobs, teams, relationships, preferences, tools, plans and their cancellation
-_BE = r"(?:am|are|is|was|were)"
-_MOVE_VERB = r"(?:move|moving|relocate|relocating)"
-_rule("moving_to", rf"{_SUBJ}{_ADV}\s+(?:will|(?:am|are|is)\s+going\s+to|plan\s+to|(?:am|are|is)\s+planning\s+to|decided\s+to|want\s+to|(?:have|has)\s+to)\s+(?:be\s+)?{_MOVE_VERB}\s+(?:back\s+)?to\s+(?P<val>{_PROPER})")
-_rule("moving_to", rf"{_SUBJ}\s+(?:am|are|is)\s+(?:not|no longer)\s+(?:going to move|moving|relocating)\s+to\s+(?P<val>{_PROPER})", "negated")
-_rule("lives_in", rf"{_SUBJ}\s+(?:am|are|is)\s+(?:still|now)\s+(?:based\s+)?in\s+(?P<val>{_PROPER})(?!\s+(?:for|until|till)\b)")
-_rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:now\s+)?(?:based|settled|living)|(?:have|has)\s+(?:just\s+)?settled|settled)\s+in\s+(?P<val>{_PROPER})")
-_rule("lives_in", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:new\s+)?(?:place|apartment|flat|house|home)\s+(?:is\s+)?in\s+(?P<val>{_PROPER})")
-_rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|are|is)\s+working)\s+(?:in|on|as)\s+[^.!?,;]{{2,40}}?\s+(?:at|for)\s+(?P<val>{_PROPER})")
-_rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:joined|(?:got|was|were)\s+hired\s+(?:at|by)|(?:start|starts|started|am\s+starting|will\s+start)\s+(?:work\s+|working\s+)?at|(?:got|accepted|took|signed)\s+(?:an|the)\s+offer\s+(?:from|at|with))\s+(?P<val>{_PROPER})")
-_rule("works_at", rf"\b(?P<subj>[Mm]y)\s+new\s+(?:job|position|role)\s+(?:at|with)\s+(?P<val>{_PROPER})")
-_rule("works_at", rf"(?<![\w'’])(?P<subj>)(?P<val>{_PROPER})\s+(?:just\s+|finally\s+)?(?:hired|offered)\s+me\b")
-_rule("job_title", rf"{_SUBJ}{_ADV}\s+(?:was|got|have\s+been|has\s+been)\s+promoted\s+to\s+(?:a\s+|an\s+)?(?P<val>[A-Za-z]+(?:\s+[A-Za-z]+){{0,2}})", "occupation")
-_rule("plan:trip", rf"\b(?P<subj>[Tt]he|[Oo]ur|[Mm]y)\s+(?P<val>{_PROPER})\s+(?:trip|vacation|holiday|visit)\s+(?:is|was|has\s+been|got)\s+(?:off|cancell?ed|called\s+off)\b", "place_negated")
-_rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:quit|left|(?:was|were|got)\s+(?:laid off|let go|fired)\s+(?:from|at|by))\s+(?P<val>{_PROPER})", "negated")
-_TEAM_NOUN = r"(?:department|dept|team|ward|unit|division|group|floor|desk|squad|practice)"
-_rule("works_in", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|are|is)\s+working)\b[^.!?]{{0,50}}?,\s*(?:mostly|mainly|usually)?\s*(?:on|in)\s+the\s+(?P<val>(?:[\w\-]+\s+){{0,2}}{_TEAM_NOUN}\b)", "team")
-_rule("works_in", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|are|is)\s+working)\s+in\s+(?P<val>(?!the\b|a\b|an\b|my\b|our\b|this\b|that\b|here\b|there\b|it\b)[a-z]{{3,}}(?:\s+(?:care|medicine|surgery|support|sales|marketing|engineering|finance|research|design|development|operations|relations|resources|management))?)\b", "team")
-_rule("works_in", rf"{_SUBJ}{_ADV}\s+(?:switched|transferred|moved|rotated|got\s+transferred|(?:am|are|is)\s+(?:switching|transferring|moving))\s+(?:over\s+|back\s+)?(?:to|into)\s+(?:the\s+)?(?P<val>[A-Z]{{2,5}}\b|(?:[\w\-]+\s+){{0,2}}{_TEAM_NOUN}\b|(?=[^.!?,;]{{0,30}}\b{_TEAM_NOUN}\b)[\w\-]+)", "team")
-_rule("works_in", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|are|is)\s+(?:working|now|still)|(?:am|are|is))\s+(?:in|on|with)\s+the\s+(?P<val>[A-Z]{{2,5}}\b(?!\s+[A-Za-z])|(?:[\w\-]+\s+){{0,2}}{_TEAM_NOUN}\b)", "team")
-_rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:now\s+)?(?:seeing\s+someone|dating|going\s+out\s+with)|(?:have|has)\s+been\s+(?:dating|seeing\s+each\s+other|together)|started\s+(?:dating|seeing)|got\s+back\s+together)\b(?P<val>)", "dating")
-_rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:tied the knot|got hitched)\b(?P<val>)", "married")
-_rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:proposed|said yes)\b(?P<val>)", "engaged")
-_rule("relationship_status", rf"(?<![\w'’])(?P<subj>)(?P<name>[{_UP}][a-zß-öø-ÿ]{{2,}})\s+(?:finally\s+|just\s+)?proposed(?:\s+to\s+me)?\b(?!\s+to\b)(?P<val>)", "engaged")
-_rule("opinion:{val}", rf"\b(?P<subj>I)\s+(?:(?:am|have)\s+)?(?:no longer|not)\s+(?:really\s+)?(?:into|a fan of|fond of)\s+(?P<val>{_NP})", "opinion_neg")
-_rule("opinion:{val}", rf"\b(?P<subj>I)\s+(?:do not|no longer|never)\s+(?:eat|drink|watch|play|wear)\s+(?P<val>{_NP})", "opinion_neg")
-_rule("opinion:{val}", rf"\b(?P<subj>I)\s+(?:have\s+)?(?:got|gotten|grown|become)\s+(?:tired|sick|bored)\s+of\s+(?P<val>{_NP})", "opinion_neg")
-_rule("opinion:{val}", rf"\b(?P<subj>I)\s+(?:have\s+)?(?:gotten|got|gone)\s+(?:really\s+)?into\s+(?P<val>{_NP})", "opinion_pos")
-_rule("favourite:{what}", rf"\b(?P<val>[{_UP}][\w'’\-]*(?:\s+[{_UP}][\w'’\-]*){{0,3}})\s+is\s+(?P<subj>my|our)\s+(?:new\s+|all-time\s+)?favou?rite\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\b", "proper")
-_VERSIONED = r"Python|Node|Java|Ruby|PHP|Go|Rust|Django|Rails|React|Postgres|PostgreSQL|MySQL|iOS|Android|Windows|macOS|Ubuntu"
-_TOOL = rf"(?:[{_UP}]|i(?=[A-Z]))[\w'’&\.\-]*(?:\s+[{_UP}][\w'’&\.\-]*){{0,3}}(?:\s+\d+[\w.]*)?"
-_rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:use|uses|(?:am|are|is)\s+using|switched\s+(?:over\s+|back\s+)?to|(?:got|bought))\s+(?:a|an|the|my|our)\s+(?:new\s+)?(?P<val>{_TOOL})", "tool")
-_rule("uses:{what}", rf"\b(?P<subj>[Oo]ur|[Mm]y)\s+(?P<val>{_PROPER})\s+(?:app|site|website|frontend|backend|service|project|api|stack)\b", "tool")
-_rule("uses:{what}", rf"\b(?P<subj>[Oo]ur|[Mm]y|[Ww]e|I)\b[^.!?]{{0,30}}?\b(?:deploys?|deployed|is\s+hosted|are\s+hosted|runs|run|hosts?)\s+(?:to|on|at|with)\s+(?P<val>{_PROPER})", "tool")
-_rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:finished|completed|started|began)\s+(?:the|our|my)\s+(?:move|migration|switch)\s+(?:over\s+)?to\s+(?P<val>{_PROPER})", "tool")
-_rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:bumped|upgraded|updated|moved|switched)\s+(?:us|it|everything|the\s+\w+)\s+(?:up\s+)?to\s+(?P<tool>{_VERSIONED})\s+(?P<val>\d+(?:\.\d+)*)\b", "version")
-_rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:use|uses|(?:am|are|is)\s+using|(?:have|has)\s+been\s+using|switched\s+(?:over\s+|back\s+)?to|migrated\s+(?:back\s+)?to|moved\s+(?:over\s+|back\s+)?to|(?:got|bought)\s+(?:a|an|the)\s+(?:new\s+)?|went\s+with|chose|picked)\s+(?P<val>{_PROPER})", "tool")
-_rule("uses:{what}", rf"\b(?P<subj>[Oo]ur|[Mm]y)\s+(?:\w+\s+)?(?:app|service|backend|stack|project|site|server|team)\s+(?:uses|runs on|is on|is built on)\s+(?P<val>{_PROPER})", "tool")
-_rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:(?:stopped|quit)\s+using|(?:dropped|ditched|replaced))\s+(?P<val>{_PROPER})", "tool_negated")
-_rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:(?:upgraded|updated|downgraded|moved|switched)\s+(?:back\s+)?to|(?:am|are|is)\s+(?:on|using)|use|run|(?:am|are|is)\s+running)\s+(?P<tool>{_VERSIONED})\s+(?P<val>\d+(?:\.\d+)+|\d+)\b", "version")
-_rule("uses:{what}", rf"(?:^|[.!?]\s+)(?P<subj>)(?P<tool>{_VERSIONED})\s+(?P<val>\d+(?:\.\d+)*)(?:\s+(?:right now|now|currently|at the moment)\b|\s*[.!]\s|\s*[.!]?$)", "version")
-_rule("uses:{what}", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:new\s+)?(?P<val>{_PROPER})\s+(?P<tool>router|modem|phone|laptop|tablet|watch|camera|car|bike|printer|console|headphones|tv)\b", "device")
-_rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:on|subscribed\s+to)\s+(?:your|the|a|my|our)\s+(?P<val>{_PROPER})\s+(?P<tool>plan|tier|subscription|package|membership)\b", "device")
-_rule("uses:{what}", rf"{_SUBJ}{_ADV}(?:(?:\s+would|'d)\s+like\s+to|\s+want\s+to|\s+(?:am|are|is)\s+going\s+to|\s+will|\s+just)?\s+(?:downgrade|upgrade)d?\s+(?:from\s+(?:the|my|our|your)\s+{_PROPER}\s+(?:plan|tier|subscription|package)\s+)?to\s+(?:the\s+)?(?P<val>{_PROPER})(?:\s+(?P<tool>plan|tier|subscription|package))?", "plan_tier")
-_rule("uses:{what}", rf"{_SUBJ}{_ADV}(?:(?:\s+would|'d)\s+like\s+to|\s+want\s+to|\s+(?:am|are|is)\s+going\s+to|\s+will|\s+just)?\s+(?:switch|move|change)d?\s+from\s+(?:the|my|our|your)\s+{_PROPER}\s+(?:plan|tier|subscription|package)\s+to\s+(?:the\s+)?(?P<val>{_PROPER})", "plan_tier")
-_rule("uses:{what}", rf"{_SUBJ}\s+(?:am|are|is)\s+[^.!?]{{0,40}}?\band\s+(?:moving|switching|migrating)\s+(?:over\s+|back\s+)?to\s+(?P<val>{_PROPER})", "tool")
-_rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:building|writing|making|developing)\s+(?:a|an|the|our|my)\s+[^.!?]{{0,40}}?\b(?:in|with|on)\s+(?P<val>{_PROPER})", "tool")
-_PLAN_KINDS = r"trip|vacation|holiday|party|wedding|dinner|move|visit|launch|release|meeting|concert|reunion|barbecue|bbq|getaway|cruise|camping trip|road trip|honeymoon|surprise party|birthday party"
-_rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:planning|taking|going\s+on|booking)|(?:have|has)\s+(?:planned|booked)|planned|booked|plan)\s+(?:a|an|our|my|the)\s+(?:\w+\s+)?(?:trip|vacation|holiday|getaway|visit|road trip)\s+to\s+(?P<val>{_PROPER})")
-_rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:going|heading|flying|travelling|traveling|off)|will\s+(?:go|fly|travel|be\s+going)|(?:plan|plans|want|hope)\s+to\s+(?:go|fly|travel)|(?:am|are|is)\s+planning\s+to\s+(?:go|fly|travel))\s+to\s+(?P<val>{_PROPER})(?=[^.!?]*\b(?:in|next|this|on|for|over|at|from|trip|vacation|holiday|week|month|summer|winter|spring|fall|autumn)\b)", "place")
-_rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:will\s+(?:be\s+)?visit(?:ing)?|(?:am|are|is)\s+visiting|(?:plan|plans|want|hope)\s+to\s+visit|(?:am|are|is)\s+planning\s+to\s+visit)\s+(?P<val>{_PROPER})", "place")
-_rule("plan:trip", rf"{_SUBJ}\s+(?:am|are|is)\s+(?:not|no longer)\s+(?:going|flying|travelling|traveling)\s+to\s+(?P<val>{_PROPER})", "negated")
-_rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:will\s+|(?:have|has)\s+to\s+|(?:have|has)\s+)?(?:cancel|cancelled|canceled|called\s+off|call\s+off|scrapped|scrap)\s+(?:the\s+|our\s+|my\s+)?(?P<val>{_PROPER})(?:\s+(?:trip|vacation|holiday|visit))?\b", "place_negated")
-_rule("plan:{pkind}", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:planning|throwing|hosting|organi[sz]ing|having)|(?:have|has)\s+planned|planned|will\s+(?:throw|host|have))\s+(?:a|an|our|my|the|his|her)\s+(?:\w+\s+){{0,2}}?(?P<pkind>{_PLAN_KINDS})\b(?P<val>)", "plan")
-_rule("plan:{pkind}", rf"{_SUBJ}{_ADV}\s+(?:(?:have|has)\s+)?(?:cancell?ed|called\s+off|scrapped|(?:had|have|has)\s+to\s+cancel|(?:am|are|is)\s+cancell?ing|(?:decided|had)\s+to\s+(?:cancel|call\s+off|skip))\s+(?:the|our|my|his|her|this|that)\s+(?:\w+\s+){{0,2}}?(?P<pkind>{_PLAN_KINDS})\b(?P<val>)", "plan_cancel")
-_rule("plan:{pkind}", rf"\b(?P<subj>[Tt]he|[Oo]ur|[Mm]y)\s+(?:\w+\s+){{0,2}}?(?P<pkind>{_PLAN_KINDS})\s+(?:is|was|has been|got)\s+(?:off|cancell?ed|called off)\b(?P<val>)", "plan_cancel")
-
-_rule("pet_name:{pet}", r"\b(?P<subj>[Hh]er|[Hh]is|[Ii]ts)\s+name\s+is\s+(?P<val>[A-Z][a-z]+)\b", "pet_pronoun")
+_PLAN_KIND = {"vacation": "trip", "holiday": "trip", "getaway": "trip", "road trip": "trip", "camping trip": "trip",
+              "visit": "trip", "cruise": "trip", "honeymoon": "trip", "bbq": "barbecue",
+              "birthday party": "party", "surprise party": "party"}
+_CONDITION = re.compile(r"(?i)\b(?:if|when|whenever|unless|whether|once|in case)\s+$")
+_UNNAMED = {"plan": "planned", "works_at": "job", "moving_to": "move"}  # the value of a retraction that names nothing
+_NOUN_PHRASE = re.compile(r"(?i)(?:my|our|his|her|their)\s+[\w\- ]+")
 _IMPLIED_STATUS = {"husba": "married", "wife": "married", "fianc": "engaged"}
 _NOT_PLACES = frozenset("bed work school church class practice lunch dinner breakfast sleep town".split())
 _NEG_VERBS = ("hate", "dislike", "cannot stand", "do not like", "no longer like", "do not enjoy")
-_PRONOUNS = frozenset("it that this you them him her those these everything anything something what how when".split())
-_VALUE_STOP = re.compile(
-    r"\s+(?:and|but|because|since|so|when|while|with|for|after|before|last|next|this|that|now|yesterday|today|"
-    r"tomorrow|ago|too|again|anymore|though|which|who|where|if|to|as|at|in|on|by|from|or|like|lately|recently|about|around|every|each|"
-    r"since|until|is|was|are|were|has|had|have|it|really|so much|a lot|these days|nowadays|at the moment)\b.*$",
-    re.I,
-)
+def _is_speaker(name: str, speaker: str) -> bool:
+    """Whether `name` is the speaker's name or its first word ("Rui Tavares" said by "Rui")."""
+    n, sp = norm_name(name), norm_name(speaker)
+    return bool(sp) and (n == sp or n.split(" ")[0] == sp or sp.split(" ")[0] == n)
 
 
-def _clean_value(raw: str, kind: str) -> str | None:
-    v = raw.strip().strip(".,!?;:\"'’()")
-    if kind in ("proper", "negated"):
-        # stop a proper name where the capitalised run ends; drop a trailing possessive
-        v = re.sub(r"['’]s$", "", v).rstrip(".")
-        if not v or v.lower() in NOT_NAMES or v.lower() in CALENDAR_WORDS or v.lower() in STOPWORDS:
-            return None
-        return v
-    v = _VALUE_STOP.sub("", " " + v).strip()
-    v = re.sub(r"^(the|a|an|my|our|some)\s+", "", v, flags=re.I).strip(".,!?;:\"' ")
-    if not v or v.lower() in _PRONOUNS or v.lower() in STOPWORDS:
-        return None
-    if len(v.split()) > 4:
-        return None
-    return v
-
-
-def _entity_for(subj: str, speaker: str) -> str | None:
+def _entity_for(subj: str, speaker: str, addressee: str | None = None) -> str | None:
     s = subj.strip()
     low = s.lower()
     if low in ("i", "we", "my", "our", "as", "a", "an"):
         return speaker or "speaker"
+    if low == "you" or low.startswith("your "):  # said to someone: theirs, when the rules know whom
+        if not addressee:
+            return None
+        return addressee if low == "you" else f"{addressee}'s {low[5:]}"
     m = re.match(r"(?:my|our)\s+(.+)", s, re.I)
     if m:
         return f"{speaker}'s {m.group(1).lower()}"
+    first, _, rest = s.partition(" ")
+    if rest and (first.lower() in NOT_NAMES or first.lower() in CALENDAR_WORDS):  # "Then Okoro", "Monday Jon"
+        s, low = rest, rest.lower()
     if low in NOT_NAMES or low in CALENDAR_WORDS or low in STOPWORDS:
         return None
-    return s  # a named subject: "Jon works at ..."
+    return s  # a named subject: "Jon works at ...", "Daniel Okoro works at ..."
 
 
-def extract_assertions(event: LayerEvent) -> list[Assertion]:
-    """Every assertion the rules find in one event, in text order."""
+def extract_assertions(event: LayerEvent, context: str = "", addressee: str | None = None) -> list[Assertion]:
+    """Every assertion the rules find in one event, in text order. `context` is the text said just
+    before (the previous turn): whom "he"/"she" stands for when the event itself names nobody.
+    "You" is the event's recipient, else `addressee` ("you're on the Solo plan from today", said by
+    support to the customer); unknown, or in a condition ("if you move to Leeds"), it is no claim.
+    A claim inside a question ("Is Petra still in Leeds?") is not a claim."""
+    addressee = event.recipient or addressee
     text = expand(event.content)
-    found: list[tuple[int, str, str, str, str, bool]] = []
+    found: list[tuple[int, str, str, str, str, bool, int]] = []
     spans: list[tuple[int, int, str, str]] = []
-    for attribute, rx, kind in _RULES:
+    undated: set[tuple[int, str]] = set()
+    for attribute, rx, kind in RULES:
         for m in rx.finditer(text):
             groups = m.groupdict()
+            target, extra = attribute, []
             subj = groups.get("subj") or "I"
-            if kind in ("plan_cancel", "place_negated") and subj.lower() == "the":  # "the trip is off": the speaker's plan
+            if kind in ("plan_cancel", "place_negated", "plan_place") and subj.lower() == "the":  # "the trip is off": the speaker's plan
                 subj = "I"
-            if subj.lower() in ("he", "she"):
-                entity = antecedent(text, m.start())
+            if kind == "presupposed":  # taken for granted even when asked: "your new job at X" is the addressee's
+                subj = "you" if subj.lower() in ("your", "the") else subj
+            elif in_question(text, m.start(), m.end()):
+                continue
+            if subj.lower() in ("he", "she") or re.match(r"(?i)h(?:is|er)\s", subj):  # "her sister": whose, as "she"
+                entity = antecedent(text, m.start()) or (antecedent(context, len(context)) if context else None)
+                if entity and " " in subj:
+                    entity = f"{entity}'s {subj.split(' ', 1)[1].lower()}"
+            elif subj.lower() == "they":  # "My parents retired. They moved to Malaga": each one the group names
+                group = plural_antecedent(text, m.start(), event.speaker) or plural_antecedent(context, len(context), event.speaker)
+                entity = group[0] if group else None
+                extra = group[1:]
             elif kind == "pet_pronoun":  # "I adopted a dog. Her name is Mochi."
-                pets = re.findall(rf"\b({_PETS})\b", text[: m.start()], re.I)
+                pets = re.findall(rf"\b({PETS})\b", text[: m.start()], re.I)
                 if not pets:
                     continue
                 groups = {**groups, "pet": pets[-1]}
                 entity = _entity_for("my", event.speaker)
             else:
-                entity = _entity_for(subj, event.speaker)
+                if re.match(r"(?i)your?\b", subj) and _CONDITION.search(text[max(0, m.start() - 25):m.start()]):
+                    continue
+                entity = _entity_for(subj, event.speaker, addressee)
             if entity is None:
                 continue
             raw = groups.get("val") or groups.get("val2") or ""
-            negated = kind == "negated"
+            negated = kind in ("negated", "hobby_negated", "common_negated")
             what = (groups.get("what") or "").lower()
             if kind == "breakup":
                 value: str | None = "single"
             elif kind in ("dating", "married", "engaged"):
                 value = "in a relationship" if kind == "dating" else kind
+                if (groups.get("name") or "").lower() in PRONOUNS | {"they", "we", "she", "he", "everyone", "everybody"}:
+                    continue  # "they said yes" (to an offer) is no proposal
                 if groups.get("name"):  # "Tariq proposed": the speaker is engaged (to Tariq)
                     entity = event.speaker or "speaker"
             elif kind == "team":
-                value = _clean_value(raw, "common")
-                if value and value.lower() in _PRONOUNS | {"same", "other", "new", "whole"}:
+                value = clean_value(raw, "common")
+                if value and value.lower() in PRONOUNS | {"same", "other", "new", "whole"}:
                     value = None
+                if value and re.match(rf"(?:{ACTIVITIES})\b", value.lower()):
+                    continue  # "the football team" is a membership, not where one works
+            elif kind == "introduction":  # "this is X from <address>" is where X lives; else whom X works for
+                value = clean_value(raw, "proper") if not raw[:1].isdigit() else raw.strip()
+                if value is None or (not raw[:1].isdigit() and not _is_speaker(entity, event.speaker)):
+                    continue
+                target = "lives_in" if raw[:1].isdigit() else attribute
+            elif kind in ("job_ended", "move_ended"):  # the job or move it ends is read in `extract_all`
+                negated, value = True, ("job" if kind == "job_ended" else "move")
+            elif kind in ("freelance", "teacher", "retired"):
+                value = {"freelance": "freelancer"}.get(kind, kind)
+            elif kind in ("hobby_negated", "common_negated"):
+                value = clean_value(raw, "common")
+            elif kind == "plan_place":  # "the wedding's moved to Kuala Lumpur"
+                value = clean_value(raw, "proper")
+                pk = (groups.get("pkind") or "").lower()
+                groups = {**groups, "pkind": _PLAN_KIND.get(pk, pk)}
+            elif kind == "tool_noun":  # "our tracker is Linear now": the kind the sentence names
+                value = clean_value(raw, "proper")
+                noun = (groups.get("noun") or "").lower().rstrip("s")
+                what = tool_kind(value) if value and tool_kind(value) else {"db": "database", "optimiser": "optimizer"}.get(noun, noun)
             elif kind in ("tool", "tool_negated"):
                 negated = kind == "tool_negated"
-                value = _clean_value(raw, "proper")
+                value = clean_value(raw, "proper")
                 what = tool_kind(value) if value else None
                 if what is None:
                     continue
             elif kind in ("version", "device", "plan_tier"):
-                value = _clean_value(raw, "proper") if kind != "version" else raw
+                value = clean_value(raw, "proper") if kind != "version" else raw
                 what = (groups.get("tool") or ("plan" if kind == "plan_tier" else "")).lower()
                 if kind == "plan_tier" and not re.search(r"\b(?:plan|tier|subscription|package|membership)\b", m.group(0)):
                     continue  # "upgraded to Python 3.12" is a version, not a plan
@@ -289,20 +202,17 @@ def extract_assertions(event: LayerEvent) -> list[Assertion]:
                     continue
             elif kind == "place_negated":
                 negated = True
-                value = _clean_value(raw, "proper")
+                value = clean_value(raw, "proper")
                 if not value or tool_kind(value):
                     continue
             elif kind == "place":
-                value = _clean_value(raw, "proper")
+                value = clean_value(raw, "proper")
                 if value and (tool_kind(value) or value.lower() in _NOT_PLACES):
                     continue
             elif kind in ("plan", "plan_cancel"):
                 negated = kind == "plan_cancel"
                 pk = (groups.get("pkind") or "").lower()
-                pk = {"vacation": "trip", "holiday": "trip", "getaway": "trip", "road trip": "trip", "camping trip": "trip",
-                      "visit": "trip", "cruise": "trip", "honeymoon": "trip", "bbq": "barbecue",
-                      "birthday party": "party", "surprise party": "party"}.get(pk, pk)
-                groups = {**groups, "pkind": pk}
+                groups = {**groups, "pkind": _PLAN_KIND.get(pk, pk)}
                 value = "planned"
             elif kind == "number":
                 n = int(raw) if raw.isdigit() else NUMBER_WORDS.get(raw.lower())
@@ -313,14 +223,16 @@ def extract_assertions(event: LayerEvent) -> list[Assertion]:
                 value = _IMPLIED_STATUS.get(raw.lower()[:5], "in a relationship")
             elif kind in ("occupation", "occupation_negated"):
                 negated = kind == "occupation_negated"
-                cleaned = _clean_value(raw, "common")
+                cleaned = clean_value(raw, "common")
                 words_ = (cleaned or "").lower().split()
                 # keep only phrases that end in an occupation noun ("a nurse", "a software engineer")
-                while words_ and words_[-1] not in OCCUPATIONS:
+                lead = re.match(r"((?:deputy\s+|assistant\s+)?(?:head|director|chief|manager|lead)\s+of\s+[a-z]+)\b", " ".join(words_))
+                while words_ and words_[-1] not in OCCUPATIONS and not lead:
                     words_.pop()
+                words_ = lead.group(1).split() if lead else words_
                 value = " ".join(words_) if words_ else None
             elif kind in ("opinion", "opinion_neg", "opinion_pos"):
-                value = _clean_value(re.sub(r"^to\s+", "", raw), "phrase")
+                value = clean_value(re.sub(r"^to\s+", "", raw), "phrase")
                 if value is None:
                     continue
                 verb = (groups.get("verb") or "").lower()
@@ -328,16 +240,16 @@ def extract_assertions(event: LayerEvent) -> list[Assertion]:
                 if any(s0 <= m.start() < e0 and a0 == attr for s0, e0, a0, _ in spans):
                     continue
                 liking = "dislikes" if verb in _NEG_VERBS or kind == "opinion_neg" else "likes"
-                found.append((m.start(), entity, attr, liking, m.group(0), False))
+                found.append((m.start(), entity, attr, liking, m.group(0), False, m.end()))
                 spans.append((m.start(), m.end(), attr, entity))
                 continue
             else:
-                value = _clean_value(raw, kind)
-                if value and attribute in ("moving_to", "lives_in") and tool_kind(value):
+                value = clean_value(raw, "proper" if kind in ("stay", "employer", "invited", "presupposed") else kind)
+                if value and (attribute in ("moving_to", "lives_in") or kind == "employer") and tool_kind(value):
                     continue  # "we're moving to Fly.io" is a migration (uses:hosting)
             if not value:
                 continue
-            attr = attribute.format(pet=(groups.get("pet") or "").lower(), what=what, val=value.lower(),
+            attr = target.format(pet=(groups.get("pet") or "").lower(), what=what, val=value.lower(),
                                     pkind=groups.get("pkind") or "")
             # one attribute per span and entity: the first (most specific) rule wins; tools of different
             # kinds ("our React app deploys to Heroku") are different attributes
@@ -348,17 +260,36 @@ def extract_assertions(event: LayerEvent) -> list[Assertion]:
             if any(f[1] == entity and f[2] == attr and norm_name(f[3]) == norm_name(value) and f[5] == negated
                    for f in found):
                 continue
-            spans.append((m.start(), m.end(), base, entity))
-            found.append((m.start(), entity, attr, value, m.group(0), negated))
-            co = _CO_SUBJECT.search(text[max(0, m.start() - 30):m.start()]) if subj in ("I", "I ") else None
-            if co and co.group(1).lower() not in NOT_NAMES:  # "Priyanka and I are moving to Denver"
-                found.append((m.start(), co.group(1), attr, value, m.group(0), negated))
+            cut = SENTENCE_END.search(text, m.start(), m.end())  # "from Quayside. We ...": the claim ends there
+            stop = cut.start() if cut else m.end()
+            spans.append((m.start(), stop, base, entity))
+            found.append((m.start(), entity, attr, value, m.group(0), negated, stop))
+            found += [(m.start(), other, attr, value, m.group(0), negated, stop) for other in extra]
+            if kind == "invited":  # "come stay with me in Leeds next weekend": the date is the visit's
+                undated.add((m.start(), attr))
+            if kind == "stay":  # "Leah decided to stay in Denver after all": the move she planned is off
+                found.append((m.start(), entity, "moving_to", "move", m.group(0), True, stop))
+            before = text[max(0, m.start() - 30):m.start()]
+            co = CO_SUBJECT.search(before) if subj == "I" or (subj[:1].isupper() and entity == subj) else None
+            if co and co.group(1).lower() not in NOT_NAMES and not PLACE_PREP.search(before[:co.start()]):
+                # "Priyanka and I are moving to Denver"; not "I live in Boston and I work at ..."
+                found.append((m.start(), co.group(1), attr, value, m.group(0), negated, m.end()))
+            elif addressee and entity != addressee and re.search(r"(?i)\byou\s+and\s+$", text[max(0, m.start() - 9):m.start()]):
+                found.append((m.start(), addressee, attr, value, m.group(0), negated, m.end()))  # "you and Priyanka got engaged"
+    # "my daughter started at Ashgrove Primary": a child's school, not where the child works
+    found = [f for f in found if not (f[2] == "works_at" and re.search(r"\b(?:son|daughter|kids|children|child)$", f[1])
+                                      and any(g[2] == "school" and g[1] == f[1] and g[3] == f[3] for g in found))]
     if any(f[2] == "relationship_status" and f[3] == "single" for f in found):
         found = [f for f in found if not (f[2] == "relationship_status" and f[3] != "single" and f[1] == event.speaker
                                           and re.match(r"(?i)my\b", f[4]))]
     found.sort(key=lambda f: f[0])
     out = []
-    for k, (_, entity, attr, value, surface, negated) in enumerate(found):
+    mentions = None
+    for k, (start, entity, attr, value, surface, negated, end) in enumerate(found):
+        if mentions is None and re.search(r"\d|(?i:day|week|month|year|night|ago|since|spring|summer|fall|autumn|winter|"
+                                          r"january|february|march|april|may|june|july|august|september|october|"
+                                          r"november|december)", text):
+            mentions = resolve_time_expressions(text, event.occurred_at)
         out.append(
             Assertion(
                 id=f"{event.id}#{k}",
@@ -366,26 +297,91 @@ def extract_assertions(event: LayerEvent) -> list[Assertion]:
                 entity=entity,
                 attribute=attr,
                 value=value,
-                # a cancellation naming no plan ("we called off the trip") retracts whatever stands
-                value_key="" if negated and attr.startswith("plan:") and value == "planned" else norm_name(value),
+                # a cancellation naming no plan ("we called off the trip") or a job lost without its name
+                # ("I got laid off") retracts whatever stands
+                value_key="" if negated and _UNNAMED.get(attr.split(":")[0]) == value else norm_name(value),
                 time=event.occurred_at,
                 surface=surface,
                 negated=negated,
                 seq=event.seq,
+                # a claim implied by a noun phrase ("my partner and I hiked on Sunday") names no day of its own
+                valid_from=(stated_day(text, start, end, event.occurred_at, attr, mentions)
+                            if mentions and not _NOUN_PHRASE.fullmatch(surface) and (start, attr) not in undated else None),
             )
         )
     return out
 
 
-def extract_all(events: Iterable[LayerEvent]) -> list[Assertion]:
+def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()) -> list[Assertion]:
     """Every event's assertions, in the events' order. A cancellation that does not name what it
     cancels ("we called off the trip") takes the plan it ends: the latest plan of that kind, the
-    speaker's own first, so the timeline can mark that plan as ended."""
+    speaker's own first, so the timeline can mark that plan as ended. A named value said again in a
+    shorter or longer form ("I left Tallow" after "I joined Tallow Studio") takes the value key it was
+    first given, so a restatement or a negation meets the claim it is about; so does the entity
+    (`assertion_entities.EntityNames`: "my sister" after "my sister Leah" is Leah). "He"/"she" with
+    nobody named in the event stands for the last person named in the turn before; so does a short
+    reply (`assertion_context.elided_reply`) and "here"/"there". `context`: earlier events of the
+    conversation when `events` is a slice of it: read for that state, not returned."""
+    events = list(events)
+    wanted = {e.id for e in events} if context else None
+    events = [*context, *events]
     out: list[Assertion] = []
     latest: dict[tuple[str, str], Assertion] = {}  # (entity key, attribute) -> latest standing plan
     latest_any: dict[str, Assertion] = {}
+    keys: dict[tuple[str, str], list[str]] = {}  # (conversation, attribute) -> value keys of named values
+    previous: dict[str, tuple[str, str]] = {}  # conversation -> (speaker, text) of its previous event
+    said: dict[tuple[str, str], list[Assertion]] = {}  # (conversation, entity key) -> its claims so far
+    names: dict[str, EntityNames] = {}
+    partners: dict[tuple[str, str], str] = {}  # (conversation, entity key) -> whom they share a relationship with
+    orgs: dict[tuple[str, str], str] = {}  # (conversation, speaker key) -> the organisation "we" stands for
+    places: dict[str, str] = {}  # conversation -> the place its previous turn named last
+    speakers: dict[str, set[str]] = {}  # conversation -> its speakers' name keys
     for e in events:
-        for a in extract_assertions(e):
+        speakers.setdefault(e.conversation_id, set()).add(norm_name(e.speaker))
+    for e in events:
+        asker, context = previous.get(e.conversation_id, ("", ""))
+        # whom "you" means: the name the turn opens with ("Sam, ..."), else the one who spoke before
+        called = vocative(e.content)
+        if called and norm_name(called) not in speakers[e.conversation_id]:
+            called = None  # "Done, you're all set": not a name of anyone here
+        addressee = called or (asker if asker and asker != e.speaker else None)
+        previous[e.conversation_id] = (e.speaker, e.content)
+        known = names.setdefault(e.conversation_id, EntityNames())
+        known.read(e.content, e.speaker, e.recipient)
+        people = speakers[e.conversation_id] | {norm_name(n) for n in known.names}
+        here = resolve_here(e.content, places.get(e.conversation_id), people)
+        places[e.conversation_id] = last_place(e.content, people) or ""  # "there" reaches back one turn
+        found = extract_assertions(e if here == e.content else replace(e, content=here), context, addressee)
+        if context and asker != e.speaker and (reply := elided_reply(context, e.content)):
+            for a in extract_assertions(replace(e, content=reply, recipient=None), "", None):
+                if not any(f.entity == a.entity and f.attribute == a.attribute and f.negated == a.negated
+                           and (f.value_key == a.value_key or same_name(f.value_key, a.value_key)) for f in found):
+                    found.append(replace(a, id=f"{e.id}#{len(found)}", surface=e.content[:60]))
+        found = [a if (n := known.canonical(a.entity)) == a.entity else replace(a, entity=n) for a in found]
+        found += with_partner(found, partners, e.conversation_id, len(found))
+        found = as_organisation(found, orgs, said, e.conversation_id, e.speaker, speakers[e.conversation_id])
+        if context and asker != e.speaker and negative_answer(context, e.content):
+            found += answered_no(e, context, found, said.get((e.conversation_id, norm_name(e.speaker)), []))
+        for a in found:
+            if a.value[:1].isupper() and a.value_key:
+                seen = keys.setdefault((e.conversation_id, a.attribute), [])
+                first = next((k for k in seen if same_name(k, a.value_key)), None)
+                if first is not None:
+                    a = replace(a, value_key=first)
+                elif a.value_key not in seen:
+                    seen.append(a.value_key)
+            if a.attribute in ("works_at", "moving_to"):  # "I got laid off": the job that stands, if known
+                if a.negated and a.value_key == "":
+                    prior = latest.get((a.entity_key, a.attribute))
+                    same = next((i for i, o in enumerate(out) if o.event_id == e.id and o.attribute == a.attribute
+                                 and o.negated and o.entity_key == a.entity_key), None)
+                    if same is not None and out[same].valid_from is None:  # "I'm no longer at X. I was let go on Friday."
+                        out[same] = replace(out[same], valid_from=a.valid_from)
+                    if prior is None or same is not None:
+                        continue
+                    a = replace(a, value=prior.value, value_key=prior.value_key)
+                elif not a.negated:
+                    latest[(a.entity_key, a.attribute)] = a
             if a.attribute.startswith("plan:"):
                 if a.negated and a.value == "planned":
                     prior = latest.get((a.entity_key, a.attribute)) or latest_any.get(a.attribute)
@@ -394,4 +390,6 @@ def extract_all(events: Iterable[LayerEvent]) -> list[Assertion]:
                 elif not a.negated:
                     latest[(a.entity_key, a.attribute)] = latest_any[a.attribute] = a
             out.append(a)
-    return out
+            if not a.negated:
+                said.setdefault((e.conversation_id, a.entity_key), []).append(a)
+    return out if wanted is None else [a for a in out if a.event_id in wanted]

@@ -4,8 +4,9 @@ Per speaker: a profile (message count, first/last seen, topic keywords, relation
 address and whom they mention, style features, and the attribute map of their standing assertions:
 the paper's "speaker-preference attribute map") and a 256-d style vector of hashed character
 3-, 4- and 5-grams, L2-normalised per message, mean-pooled over the speaker's messages and
-re-normalised. At query time the style vector is a retrieval prior: `style_similarity` scores a
-message by cosine to a speaker's vector.
+re-normalised. The vector is part of the profile a client reads (`GET .../speakers?include_vectors=true`;
+`style_similarity` is the cosine a client would use to ask "who writes like this?"); retrieval does
+not read it: it is not one of the learned ranker's features, and no stage uses it as a prior.
 
 The n-gram hash is CRC-32 (stable across processes; Python's hash() is salted per process), with
 its 9th bit as a sign so that collisions cancel rather than pile up (signed feature hashing).
@@ -96,7 +97,7 @@ def style_vector(texts: Sequence[str]) -> np.ndarray:
 
 
 def style_similarity(speaker_vector: Sequence[float] | np.ndarray, text: str) -> float:
-    """Cosine between a speaker's style vector and one message (the query-time L0 prior)."""
+    """Cosine between a speaker's style vector and one message (what the profile's vector means)."""
     return float(np.asarray(speaker_vector, dtype=np.float32) @ message_style_vector(text))
 
 

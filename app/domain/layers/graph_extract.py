@@ -19,7 +19,7 @@ from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
-from app.domain.layers.aliases import NAMED_POSS_RE, RELATIONS, YOUR_REL_RE, relation, stated_aliases
+from app.domain.layers.aliases import NAMED_POSS_RE, RELATIONS, YOUR_REL_RE, relation, short_forms, stated_aliases
 from app.domain.layers.consolidation import Episode, segment_episodes
 from app.domain.layers.events import LayerEvent, in_time_order
 from app.domain.layers.graph_model import GraphFragment, RawFact, assemble
@@ -40,7 +40,8 @@ from app.domain.layers.timeparse import resolve_time_expressions
 
 # 2: lone capitalised ordinary words are not names (common_words); 3: time mentions' ranges are half-open
 # 4: Unicode names, titles ("Dr. Okafor"), stated aliases ("my husband Tom"), "your sister", "Tom's mother"
-LAYER_VERSION = "graph_extract/4"
+# 5: one name said short and long ("Tallow", "Tallow Studio") is one entity; "Hartley's Pharmacy", "St. Brigid"
+LAYER_VERSION = "graph_extract/5"
 
 Encode = Callable[[list[str]], np.ndarray]
 
@@ -289,6 +290,14 @@ class RuleExtractor:
                             fact.cue = _CAUSE_START.match(clause.strip()).group(1).lower().rstrip(",")  # type: ignore[union-attr]
                 if index:
                     prev_in_event = max(index.values())
+        # one name said short and long ("Tallow" ... "Tallow Studio") is one entity: the pair rides on
+        # the first fact that names the short form
+        pairs = short_forms([n for f in out for n, kind in f.entities if kind != "concept"],
+                            frozenset(n for f in out for n, kind in f.entities if kind == "place"))
+        for short, long_ in pairs:
+            first = next((f for f in out if any(n == short for n, _ in f.entities)), None)
+            if first is not None:
+                first.same_as.append((short, long_))
         return out
 
     def _fact(self, ev: LayerEvent, clause: str, known: frozenset[str], speaker_keys: set[str]) -> RawFact | None:

@@ -33,7 +33,7 @@ from app.domain.layers.events import LayerEvent
 from app.domain.layers.text import norm_name
 from app.domain.layers.timeparse import TimeMention, resolution_stats
 
-LAYER_VERSION = "graph/2"  # 2: facet ids no longer collide with an entity named "none"
+LAYER_VERSION = "graph/3"  # 2: facet ids no longer collide with an entity named "none"; 3: episodes/2
 ENTITY_MERGE_COSINE = 0.90
 EDGE_TYPES = ("belongs_to", "involves_entity", "temporal", "evolution", "causal")
 

@@ -21,6 +21,7 @@ from typing import Callable, Literal, Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from app.domain.layers.assertions import Assertion
 from app.domain.layers.consolidation import Episode, segment_episodes
 from app.domain.layers.events import LayerEvent, in_time_order
 from app.domain.layers.graph_extract import RuleExtractor
@@ -177,7 +178,10 @@ class LLMExtractor:
                                "llm" if causes else None))
         return out
 
-    def extract(self, events: Sequence[LayerEvent], episodes: Sequence[Episode] | None = None) -> GraphFragment:
+    def extract(self, events: Sequence[LayerEvent], episodes: Sequence[Episode] | None = None,
+                assertions: Sequence[Assertion] | None = None) -> GraphFragment:
+        """The graph of `events`; `assertions` (from `extractors.extract_assertions`, the LLM's when the
+        build has one) make its evolution edges, else the rules' assertions do."""
         evs = in_time_order(events)
         eps = list(episodes) if episodes is not None else segment_episodes(evs)
         common = self.rules.common_words(evs)
@@ -202,6 +206,6 @@ class LLMExtractor:
         stats["fallback_reasons"] = reasons
         self.last_stats = stats
         conv = evs[0].conversation_id if evs else ""
-        frag = assemble(conv, evs, facts, eps, self.encode, extractor=self.name)
+        frag = assemble(conv, evs, facts, eps, self.encode, extractor=self.name, assertions=assertions)
         frag.stats["llm"] = stats
         return frag

@@ -15,7 +15,7 @@ from functools import lru_cache
 _L = r"[^\W\d_]"
 WORD_RE = re.compile(rf"{_L}(?:{_L}|['’&\-])*{_L}|{_L}|\d+(?:[.,:/]\d+)*(?:st|nd|rd|th|s|k|%)?")
 # not after a title ("Dr. Okafor" is one name)
-_SENT_SPLIT_RE = re.compile(r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bMx\.)(?<!\bProf\.)"
+_SENT_SPLIT_RE = re.compile(r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bMx\.)(?<!\bProf\.)(?<!\bSt\.)(?<!\bMt\.)"
                             r"(?<=[.!?…])[\"')\]]*\s+|\n+")
 EMOJI_RE = re.compile(
     "[\U0001F300-\U0001FAFF\U0001F000-\U0001F2FF\u2600-\u27BF\u2B00-\u2BFF]|(?<!\\w)(?::-?[)(DPp]|;-?\\)|<3)"
@@ -56,7 +56,7 @@ MONTHS = (
 MONTH_ABBR = {m[:3]: i + 1 for i, m in enumerate(MONTHS)} | {"sept": 9}
 WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
 WEEKDAY_ABBR = "mon tue tues wed weds thu thur thurs fri sat sun".split()
-CALENDAR_WORDS = frozenset(MONTHS + WEEKDAYS + list(MONTH_ABBR) + WEEKDAY_ABBR)
+CALENDAR_WORDS = frozenset(MONTHS + WEEKDAYS + [d + "s" for d in WEEKDAYS] + list(MONTH_ABBR) + WEEKDAY_ABBR)
 
 NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -126,6 +126,7 @@ def norm_name(name: str) -> str:
 _TOKEN_SPAN_RE = re.compile(r"[^\W\d_][\w'’&\.\-]*|\S")
 _CONNECTORS = frozenset({"of", "the", "de", "da", "do", "&"})
 TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "mx"})
+NAME_PREFIXES = frozenset({"st", "mt"})  # "St. Brigid's", "Mt. Hood": part of the name, not a title
 # imperatives that open a sentence before a name ("Meet Theo!", "Ask Ben")
 OPENING_VERBS = frozenset("""meet ask tell call text thank welcome invite visit congratulate say give send email
     message introduce let help hug wish remind greet""".split())
@@ -151,7 +152,7 @@ def _spans_cached(text: str, known: frozenset[str], common: frozenset[str]) -> t
         while i < n:
             tok = toks[i]
             title = None
-            if (_clean_tok(tok).lower() in TITLES and i + 1 < n and _is_cap(toks[i + 1])
+            if (_clean_tok(tok).lower() in TITLES | NAME_PREFIXES and i + 1 < n and _is_cap(toks[i + 1])
                     and _clean_tok(toks[i + 1]).lower() not in NOT_NAMES | CALENDAR_WORDS):
                 title = tok  # "Dr. Okafor": the title belongs to the name
                 i += 1
@@ -168,7 +169,10 @@ def _spans_cached(text: str, known: frozenset[str], common: frozenset[str]) -> t
                     j += 2
                 else:
                     break
-            span_toks = [t if _clean_tok(t).lower() in TITLES else _clean_tok(t) for t in toks[i:j]]
+            # inside a name a token keeps its possessive and its period ("Hartley's Pharmacy", "St. Brigid");
+            # the last one loses them ("Seattle." -> "Seattle", "Ana's" -> "Ana")
+            span_toks = [t if _clean_tok(t).lower() in TITLES else (_clean_tok(t) if k == j - 1 else t.rstrip("-"))
+                         for k, t in enumerate(toks[i:j], start=i)]
             while span_toks and span_toks[-1].lower() in _CONNECTORS:
                 span_toks.pop()
             initial = i == first_alpha

@@ -63,7 +63,7 @@ _FUTURE_STRONG = re.compile(
     re.I,
 )
 _PAST_RE = re.compile(
-    r"\b(was|were|went|did|had|got|came|ago|yesterday|last|used to|made|took|saw|met|left|began|bought|"
+    r"\b(was|were|went|did|had|got|came|ago|yesterday|last|used to|made|took|saw|met|left|began|bought|split up|"
     r"ran|won|lost|told|felt|spent|gave|found|thought|drove|flew|said|sent|built|wrote|heard|kept|brought|caught|"
     r"taught|sold|paid|ate|drank|slept|woke|sat|stood|grew|knew|threw|wore|swam|sang|forgot|became|broke|chose|fell|"
     r"born|(?!(?:need|feed|seed|speed|indeed|embed|shed|"
@@ -197,7 +197,7 @@ def calendar_span(expr: str, base_day: date, prefer: str) -> tuple[date, date, d
         y = pick_year(mo, 0, base_day, prefer)
         s, e = month_span(y, mo)
         return s, s, e, "month", f"{calendar.month_name[mo]} {y}"
-    m = re.fullmatch(rf"(in|during|since|by|until|of|last|next|this) ({_MONTH_CAP})", text)
+    m = re.fullmatch(rf"(in|during|since|by|until|till|of|last|next|this|for|to|from|before|after|around) ({_MONTH_CAP})", text)
     if m:
         which, mo = m.group(1).lower(), MONTHS[m.group(2).lower().rstrip(".")]
         if which == "last":
@@ -292,9 +292,18 @@ def sentence_around(text: str, start: int, end: int) -> str:
     return text[left : right.start() if right else len(text)]
 
 
+_FUTURE_BEFORE = re.compile(
+    r"(?:\b(?:push|pushed|pushing|postpone[ds]?|postponing|moved?|reschedul\w*|delay\w*|put\s+off|bump\w*)\b"
+    r"(?:\s+[\w']+){0,3}?\s+(?:to|until|till)|\b(?:book\w*|schedul\w*|reserv\w*|due|flights?|appointments?|tickets?)\b"
+    r"[^.!?,;]{0,30}?\s+for)\s*$", re.I)
+
+
 def tense_around(text: str, start: int, end: int) -> str | None:
     """The tense of the clause holding the expression ("I accepted the offer and start in February":
     "start"), else of its sentence; "since the update on Saturday" is past."""
+    lead = re.match(r"(?i)(?:to|until|till|for)\b", text[start:end])
+    if _FUTURE_BEFORE.search(text[max(0, start - 60):start + (lead.end() if lead else 0)]):
+        return "future"  # "pushed to January", "booked my flight for December 14": what is still to come
     sent = sentence_around(text, start, end)
     off = text.find(sent) if sent else 0
     s0, e0 = start - off, end - off

@@ -42,7 +42,8 @@ from app.domain.layers.timecal import (
 )
 from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, relative_weekend, year_span
 
-LAYER_VERSION = "timeparse/3"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
+LAYER_VERSION = "timeparse/4"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
+# 4: "the 10th" before a function word ("till the 10th for work"), a month after for/to/from/till/before/after
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
@@ -51,7 +52,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?:on\s+)?(?:the\s+)?{_ORD}\s+(?:of\s+)?{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d)?\b"), "absolute"),
     (re.compile(rf"\b(?:on\s+)?{_MONTH_CAP}\s+{_ORD}\b(?:,?\s+(?:19|20)\d\d\b)?"), "absolute"),
     (re.compile(rf"\b(?i:(?:(?:at|by|until|in|from)\s+)?(?:the\s+)?(?:{_PART}))[\s-]*{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d)?\b"), "relative"),
-    (re.compile(rf"\b(?:in|during|since|by|until|of|last|next|this)\s+{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d)?\b"), "relative"),
+    (re.compile(rf"\b(?:in|during|since|by|until|till|of|last|next|this|for|to|from|before|after|around)\s+{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d)?\b"), "relative"),
     (re.compile(rf"\b{_MONTH_CAP}\s+(?:19|20)\d\d\b"), "absolute"),
     (re.compile(rf"\b(?i:your|the|my|our|their|his|her)\s+{_MONTH_CAP}(?!\s+\d)"), "relative"),
     (re.compile(r"\b(?:in|since|back in|during|by|until|of)\s+(?:19|20)\d\d\b", re.I), "absolute"),
@@ -63,7 +64,9 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?:the\s+)?{_SEASON}\s+(?:of\s+)?(?:19|20)\d\d\b", re.I), "absolute"),
     (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+from\s+(?:now|today)\b", re.I), "relative"),
     (re.compile(r"\b(?:(?:at|by|until|before|from)\s+)?the\s+(?:end|beginning|start|middle)\s+of\s+(?:the|this|next|last)\s+month\b", re.I), "relative"),
-    (re.compile(r"\b(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?[A-Za-z])", re.I), "relative"),
+    # "the 10th" but not "the 10th floor" / "her 5th birthday": a word after it must be a function word
+    (re.compile(r"\b(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?!(?:for|to|and|or|at|in|on|until|till|through|"
+                r"with|but|so|because|when|if|then|we|I|you|he|she|they|it|is|was|instead|already|too)\b)[A-Za-z])", re.I), "relative"),
     (re.compile(rf"\b(?:on\s+)?(?:{_HOLIDAY})(?:\s+(?:19|20)\d\d)?", re.I), "relative"),
     (re.compile(rf"\b(?:on\s+)?{_WD}\b", re.I), "relative"),
     # a bare season only where it stands for a time ("summer trip", "see you in spring."); "fall" only as

@@ -16,10 +16,11 @@ from typing import Any, Protocol
 from app.domain.event import turn_text
 from app.domain.filters import metadata_matches
 from app.domain.recipe import Recipe
+from app.domain.retrieval.abstain import AbstainModel, abstain_features, decide
 from app.domain.retrieval.features import candidate_features, order_by_model
 from app.domain.retrieval.fusion import weighted_rrf
 from app.domain.retrieval.intent import Intent
-from app.domain.retrieval.rerank import RerankCandidate, max_relevance, question_type, rerank
+from app.domain.retrieval.rerank import RerankCandidate, max_relevance, rerank
 from app.domain.retrieval.reweight import Candidate, ReweightConfig, reweight
 from app.domain.retrieval.separation import WEIGHT_OF_DENSE as SEPARATION_WEIGHT
 from app.domain.retrieval.separation import addressee_role, asker_role, names_speaker
@@ -190,7 +191,9 @@ def to_candidate(ev: EventLike, score: float, s: Any | None) -> Candidate:
 
 def rerank_ranked(query: str, ranked: list[RankedItem], score: Callable[[str, Sequence[str]], Any], *,
                   top_n: int, alpha: float, intent: Intent | None) -> tuple[list[RankedItem], float | None]:
-    """The cross-encoder (`score(query, passages) -> logits`) over the top `top_n`; the best probability."""
+    """The cross-encoder (`score(query, passages) -> logits`) over the top `top_n`; the best probability.
+    `intent` is not read (it chose the modality factor, removed: only events are ever reranked)."""
+    del intent
     by_id = {r.event.id: r for r in ranked}
     results = rerank(
         query,
@@ -198,7 +201,6 @@ def rerank_ranked(query: str, ranked: list[RankedItem], score: Callable[[str, Se
         score,
         top_n=top_n,
         alpha=alpha,
-        qtype=question_type(intent.label if intent else None),
     )
     out = []
     for res in results:
@@ -220,13 +222,25 @@ def relevance(dense: Hits | None, ce_best: float | None) -> dict[str, float]:
     return out
 
 
-def should_abstain(relevance: Mapping[str, float], recipe: Recipe, found_any: bool) -> bool:
-    """Abstain when nothing was found, or the best relevance is under its calibrated floor: the
-    cross-encoder's probability when it ran (the sharper judge), else the best dense cosine."""
-    if not found_any:
-        return True
-    if "rerank" in relevance:
-        return relevance["rerank"] < recipe.abstain_rerank_floor
-    if "dense" in relevance:
-        return relevance["dense"] < recipe.abstain_dense_floor
-    return False
+def should_abstain(query: str, signals: Mapping[str, Hits], texts: Mapping[int, str], ranked: Sequence[RankedItem],
+                   ce_best: float | None, recipe: Recipe, model: AbstainModel | None
+                   ) -> tuple[dict[str, float], bool]:
+    """The response's `relevance` and `abstain` (`app.domain.retrieval.abstain`): abstain when nothing
+    was found; else, with `recipe.abstain_learned` and a model, when the model's probability over the
+    question's evidence (its features, all shown in `relevance` with `abstain_score`,
+    `abstain_threshold` and `abstain_covered`: 1 when every word of the question is in the first ten
+    items, which the model answers whatever its score) reaches its threshold; else when the best
+    relevance is under its floor
+    (the cross-encoder's probability when it ran, else the best dense cosine)."""
+    rel = relevance(signals.get("dense"), ce_best)
+    model = model if recipe.abstain_learned else None
+    feats = None
+    if model is not None and ranked:
+        feats = abstain_features(query, signals, texts, [r.event.id for r in ranked], [r.score for r in ranked])
+        rel |= feats.as_dict()
+    d = decide(feats, model, found_any=bool(ranked), dense=rel.get("dense"), rerank=rel.get("rerank"),
+               dense_floor=recipe.abstain_dense_floor, rerank_floor=recipe.abstain_rerank_floor)
+    if d.rule in ("model", "covered"):
+        rel |= {"abstain_score": round(float(d.score or 0.0), 4), "abstain_threshold": round(float(d.threshold or 0.0), 4),
+                "abstain_covered": 1.0 if d.rule == "covered" else 0.0}
+    return rel, d.abstain

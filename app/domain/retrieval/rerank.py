@@ -1,46 +1,31 @@
-"""Stage 10: cross-encoder reranking of the top N, blended with the fused score, with a modality factor.
+"""Stage 10: cross-encoder reranking of the top N, blended with the fused score.
 
 For the top `top_n` candidates (default 50) of the reweighted fused list:
 
-    final(d) = f_m(d, q) · (α · ce_norm(d) + (1 − α) · fused_norm(d)),   α = 0.55 (Cortex §6.4.1)
+    final(d) = α · ce_norm(d) + (1 − α) · fused_norm(d),   α = 0.55 (Cortex §6.4.1)
 
 `ce_norm` and `fused_norm` are min-max normalised to [0, 1] over those candidates, so neither scale
-dominates by accident. `f_m` is True Memory's modality factor: a detail question multiplies summary
-items (episode summaries, consolidated facts) by 0.7; a synthesis question multiplies them by 1.2;
-verbatim events and general questions are left alone. Candidates past `top_n` keep their fused order
-below every reranked one. The stage is pure: it takes a scoring function `(query, texts) -> logits`
-(the cross-encoder, `app.adapters.reranker.Reranker.score`, or anything else) and returns data.
+dominates by accident. Candidates past `top_n` keep their fused order below every reranked one. The
+stage is pure: it takes a scoring function `(query, texts) -> logits` (the cross-encoder,
+`app.adapters.reranker.Reranker.score`, or anything else) and returns data. `max_relevance` (the best
+cross-encoder probability) is what the abstain floor reads when the stage ran
+(`app.domain.retrieval.abstain`).
 
-The sufficient-context gate (Cortex §3.3, τ = 0.15) reads the best cross-encoder probability:
-`sufficient_context(results)` is False when no candidate clears it.
+Removed (issue #17 item 10, read by nobody): True Memory's modality factor (summaries ×0.7 / ×1.2;
+only events are ever reranked, so it was always 1) and Cortex's sufficient-context gate (τ = 0.15;
+nothing called it: the abstain decision is `app.domain.retrieval.abstain`).
 """
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 ALPHA = 0.55
 TOP_N = 50
-SUMMARY_KINDS = frozenset({"summary", "episode", "episode_summary", "fact", "profile"})
-DETAIL_SUMMARY_FACTOR = 0.7
-SYNTHESIS_SUMMARY_FACTOR = 1.2
-CE_GATE_TAU = 0.15
 
 ScoreFn = Callable[[str, Sequence[str]], Sequence[float]]
-
-# Intent label -> question type for the modality factor. A detail question wants the verbatim turn
-# (a date, a name, a value); a synthesis question is answered by combining several, which summaries do.
-_QUESTION_TYPE = {
-    "temporal": "detail",
-    "entity_centric": "detail",
-    "knowledge_update": "detail",
-    "multi_hop": "synthesis",
-    "causal": "synthesis",
-    "preference": "synthesis",
-    "general": "general",
-}
 
 
 @dataclass(frozen=True)
@@ -48,13 +33,12 @@ class RerankCandidate:
     id: Hashable
     text: str  # what the cross-encoder reads (for an event, `app.domain.event.turn_text`)
     fused: float  # the running score from fusion / reweighting
-    kind: str = "event"  # "event" (verbatim) or a summary kind ("summary", "episode", "fact", ...)
 
 
 @dataclass
 class RerankResult:
     id: Hashable
-    score: float  # final score (reranked ones in [0, 1.2]; the rest below 0, in fused order)
+    score: float  # final score (reranked ones in [0, 1]; the rest below 0, in fused order)
     rank_before: int  # 1-based rank in the input
     rank_after: int = 0
     reranked: bool = False
@@ -63,8 +47,6 @@ class RerankResult:
     ce: float | None = None  # raw cross-encoder logit
     ce_prob: float | None = None  # sigmoid(ce)
     ce_norm: float | None = None
-    modality_factor: float = 1.0
-    kind: str = "event"
 
     def explain(self) -> dict[str, Any]:
         """What the API shows for this stage: how the item moved and why."""
@@ -74,25 +56,7 @@ class RerankResult:
             out.update(ce=round(float(self.ce), 4), ce_prob=round(float(self.ce_prob), 4),
                        ce_norm=round(float(self.ce_norm), 4), fused_norm=round(float(self.fused_norm), 4),
                        score=round(self.score, 4))
-            if self.modality_factor != 1.0:
-                out["modality_factor"] = self.modality_factor
         return out
-
-
-def question_type(intent_label: str | None) -> str:
-    """"detail" | "synthesis" | "general" for an intent label (see `app.domain.retrieval.intent`)."""
-    return _QUESTION_TYPE.get(intent_label or "general", "general")
-
-
-def modality_factor(kind: str, qtype: str) -> float:
-    """True Memory f_m: summaries ×0.7 for detail questions, ×1.2 for synthesis; otherwise 1."""
-    if kind not in SUMMARY_KINDS:
-        return 1.0
-    if qtype == "detail":
-        return DETAIL_SUMMARY_FACTOR
-    if qtype == "synthesis":
-        return SYNTHESIS_SUMMARY_FACTOR
-    return 1.0
 
 
 def minmax(values: Sequence[float]) -> list[float]:
@@ -116,7 +80,6 @@ def rerank(
     *,
     top_n: int = TOP_N,
     alpha: float = ALPHA,
-    qtype: str = "general",
 ) -> list[RerankResult]:
     """Rerank the first `top_n` candidates (in the given order) and return all of them, best first.
 
@@ -134,17 +97,15 @@ def rerank(
         ce_n = minmax(raw)
         fu_n = minmax([c.fused for c in head])
         for i, c in enumerate(head):
-            f = modality_factor(c.kind, qtype)
             results.append(RerankResult(
-                id=c.id, score=f * (alpha * ce_n[i] + (1.0 - alpha) * fu_n[i]), rank_before=i + 1,
+                id=c.id, score=alpha * ce_n[i] + (1.0 - alpha) * fu_n[i], rank_before=i + 1,
                 reranked=True, fused=c.fused, fused_norm=fu_n[i], ce=raw[i], ce_prob=_sigmoid(raw[i]),
-                ce_norm=ce_n[i], modality_factor=f, kind=c.kind,
+                ce_norm=ce_n[i],
             ))
         results.sort(key=lambda r: (-r.score, r.rank_before))
     # The rest keep their fused order, strictly below every reranked item.
     for j, c in enumerate(tail):
-        results.append(RerankResult(id=c.id, score=-1.0 - j, rank_before=len(head) + j + 1, fused=c.fused,
-                                    kind=c.kind))
+        results.append(RerankResult(id=c.id, score=-1.0 - j, rank_before=len(head) + j + 1, fused=c.fused))
     for r, res in enumerate(results, start=1):
         res.rank_after = r
     return results
@@ -154,27 +115,3 @@ def max_relevance(results: Sequence[RerankResult]) -> float | None:
     """The best cross-encoder probability among the reranked items (None when nothing was reranked)."""
     probs = [r.ce_prob for r in results if r.ce_prob is not None]
     return max(probs) if probs else None
-
-
-def sufficient_context(results: Sequence[RerankResult], tau: float = CE_GATE_TAU) -> bool:
-    """Cortex's sufficient-context gate: some reranked item has cross-encoder probability ≥ τ."""
-    best = max_relevance(results)
-    return best is not None and best >= tau
-
-
-@dataclass
-class RerankStats:
-    """Per-query summary the API/bench can log."""
-
-    reranked: int = 0
-    moved: int = 0  # items whose rank changed
-    max_ce_prob: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-def stats(results: Sequence[RerankResult]) -> RerankStats:
-    return RerankStats(
-        reranked=sum(r.reranked for r in results),
-        moved=sum(r.rank_before != r.rank_after for r in results),
-        max_ce_prob=max_relevance(results),
-    )
