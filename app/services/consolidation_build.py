@@ -26,7 +26,7 @@ from app.domain.layers.assertions import Assertion
 from app.domain.layers.consolidation import Contradiction, LiveTimeline, TimelineStep, track_plans
 from app.domain.layers.episodes import Episode, EpisodeFold, fold_all
 from app.domain.layers.events import LayerEvent
-from app.domain.layers.extractors import assertion_extractor_version, extract_assertions
+from app.domain.layers.extractors import assertion_extractor_version, extract_assertion_set, extract_assertions
 from app.services.builds import new_rows, save_state
 from app.services.layer_job import Context, ConversationLayer
 from app.settings import get_settings
@@ -43,16 +43,20 @@ def consolidation_version() -> str:
     return f"{consolidation.LAYER_VERSION}+{assertion_extractor_version(bool(get_settings().llm_base_url))}"
 
 
-def _assertions(events: list[LayerEvent], context: list[LayerEvent] = ()) -> list[Assertion]:  # type: ignore[assignment]
+def _assertions(events: list[LayerEvent], context: list[LayerEvent] = ()  # type: ignore[assignment]
+                ) -> tuple[list[Assertion], dict]:
     """The assertions of `events` (`extract_assertions`). `context`: earlier events holding the latest
     plans (and the open tail): the rules read them again for their cross-event state (a cancellation
     naming no plan takes the latest plan) and their own assertions are dropped; the LLM reads them
-    as read-only context."""
+    as read-only context. Also the LLM extractor's counts (batches, those that fell back to the rules
+    and why, items dropped by reason), which the layer run's stats keep as `llm_assertions`; empty
+    for the rules."""
     llm = llm_from_settings(get_settings())
     if llm is not None:
-        return extract_assertions(events, llm, context=context)
+        found = extract_assertion_set(events, llm, context=context)
+        return found.assertions, found.stats
     ids = {e.id for e in context}
-    return [a for a in extract_assertions([*context, *events]) if a.event_id not in ids]
+    return [a for a in extract_assertions([*context, *events]) if a.event_id not in ids], {}
 
 
 def _episode_rows(episodes: list[Episode]) -> list[dict]:
@@ -86,10 +90,13 @@ def _replaced_by(step: TimelineStep) -> dict[int, int]:
 
 
 def _stats(run: str, log_events: int, episodes: int, step: TimelineStep, new_assertions: int, size: int,
-           with_vectors: bool) -> dict:
-    return {"run": run, "log_events": log_events, "episodes": episodes, "assertions": new_assertions,
-            "superseded": len(step.superseded), "contradictions": len(step.contradictions), "state_bytes": size,
-            "with_vectors": with_vectors}
+           with_vectors: bool, llm_stats: dict | None = None) -> dict:
+    out = {"run": run, "log_events": log_events, "episodes": episodes, "assertions": new_assertions,
+           "superseded": len(step.superseded), "contradictions": len(step.contradictions), "state_bytes": size,
+           "with_vectors": with_vectors}
+    if llm_stats:  # the LLM extractor's counts: a batch that fell back to the rules is said, never hidden
+        out["llm_assertions"] = llm_stats
+    return out
 
 
 def _state(fold: EpisodeFold, live: LiveTimeline, plans: dict) -> dict:
@@ -101,7 +108,7 @@ def build_consolidation(conn: Connection, ctx: Context) -> dict:
     fold = EpisodeFold(with_vectors=matrix is not None and len(events) > 0)
     episodes = fold_all(fold, ((e, matrix[i] if matrix is not None else None) for i, e in enumerate(events)))
     episodes += fold.open_episodes()
-    assertions = _assertions(events)
+    assertions, llm_stats = _assertions(events)
     live = LiveTimeline()
     step = live.add(assertions)
     superseded = {old.id: new.id for old, new in step.superseded}
@@ -117,7 +124,7 @@ def build_consolidation(conn: Connection, ctx: Context) -> dict:
     ])
     size = save_state(conn, ctx, LAYER, len(ctx.rows), ctx.rows[-1] if ctx.rows else None, None, None,
                       _state(fold, live, track_plans(assertions, {})))
-    out = _stats("full", len(ctx.rows), len(episodes), step, len(assertions), size, fold.with_vectors)
+    out = _stats("full", len(ctx.rows), len(episodes), step, len(assertions), size, fold.with_vectors, llm_stats)
     out.update({"episodes_by_gap": sum(e.boundary in ("start", "gap") for e in episodes),
                 "episodes_by_topic": sum(e.boundary == "topic" for e in episodes)})
     return out
@@ -158,7 +165,7 @@ def extend_consolidation(conn: Connection, ctx: Context) -> dict | None:
     context = {e.id: e for e in [*[LayerEvent.of(known[pk], seq=seq) for seq, pk in plan_ref], *fold.tail[-10:]]}
     events = [LayerEvent.of(r, seq=stored.events + i) for i, r in enumerate(new)]
     episodes = fold_all(fold, ((e, vecs[int(e.id)]) for e in events)) + fold.open_episodes()
-    assertions = _assertions(events, sorted(context.values(), key=lambda e: (e.occurred_at, e.seq)))
+    assertions, llm_stats = _assertions(events, sorted(context.values(), key=lambda e: (e.occurred_at, e.seq)))
     live = LiveTimeline.from_dict(data["timeline"])
     step = live.add(assertions)
     superseded = {old.id: new_.id for old, new_ in step.superseded}
@@ -181,7 +188,7 @@ def extend_consolidation(conn: Connection, ctx: Context) -> dict | None:
     size = save_state(conn, ctx, LAYER, stored.events + len(new), new[-1] if new else None, stored.last_at,
                       stored.last_pk, _state(fold, live, track_plans(assertions, dict(data["plans"]))))
     return _stats("incremental", stored.events + len(new), reopened + len(episodes), step,
-                  len(assertions), size, True)
+                  len(assertions), size, True, llm_stats)
 
 
 CONSOLIDATE = ConversationLayer(LAYER, consolidation_version, build_consolidation, needs_vectors=True,

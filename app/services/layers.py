@@ -116,6 +116,9 @@ def process_conversation(layer: str, tenant_id: int, conversation_id: str, *, fo
             outbox.mark_done(conn, job.layer, pending)
     log.info("layer_built", layer=job.layer, tenant=tenant_id, conversation=conversation_id, events=n_events,
              marked=len(pending), seconds=round(seconds, 3), version=version, run=stats.get("run", "full"))
+    if (fell := (stats.get("llm_assertions") or {}).get("fallback_batches")):  # said, never hidden
+        log.warning("llm_assertions_fell_back", layer=job.layer, tenant=tenant_id, conversation=conversation_id,
+                    batches=fell, reasons=stats["llm_assertions"].get("fallback_reasons"))
     return Outcome("done", n_events, len(pending), seconds, stats)
 
 

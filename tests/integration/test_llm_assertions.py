@@ -192,3 +192,9 @@ def test_a_failing_llm_leaves_the_timeline_to_the_rules_not_empty(client, make_t
     expected = [(int(a.event_id), a.entity, a.attribute, a.value, a.negated) for a in rules.extract_all(events)]
     assert expected and [(a["event_id"], a["entity"], a["attribute"], a["value"], a["negated"])
                          for a in out["assertions"]] == expected
+    from app.storage.db import get_engine
+
+    with get_engine().connect() as conn:  # the fallback is in the layer run's stats, not hidden
+        stats = conn.exec_driver_sql("SELECT stats FROM layer_runs WHERE conversation_id = 'llm-down' "
+                                     "AND layer = 'consolidate'").scalar_one()
+    assert stats["llm_assertions"]["fallback_batches"] >= 1 and stats["llm_assertions"]["llm_batches"] == 0
