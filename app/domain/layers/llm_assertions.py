@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from app.domain.layers import assertions as rules
 from app.domain.layers.assertions import RELATION_NOUNS, Assertion
 from app.domain.layers.events import LayerEvent
-from app.domain.layers.text import NUMBER_WORDS, fold, norm_name, words
+from app.domain.layers.text import NUMBER_WORDS, answer_json_text, fold, norm_name, words
 from app.ports import LLM, LLMError
 
 LAYER_VERSION = "llm_assertions/1"
@@ -106,16 +106,7 @@ def build_prompt(events: Sequence[LayerEvent], context: Sequence[LayerEvent] = (
 
 def parse_completion(content: str) -> LLMAssertions:
     """The answer's JSON object; raises ValueError / ValidationError when there is none of the schema."""
-    text = content.strip()
-    fence = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
-    if fence:
-        text = fence.group(1).strip()
-    if not text.startswith("{"):
-        start, end = text.find("{"), text.rfind("}")
-        if start < 0 or end <= start:
-            raise ValueError("no JSON object in the answer")
-        text = text[start : end + 1]
-    return LLMAssertions.model_validate(json.loads(text))
+    return LLMAssertions.model_validate(json.loads(answer_json_text(content)))
 
 
 def _tokens(text: str) -> list[str]:

@@ -27,6 +27,7 @@ from app.domain.layers.events import LayerEvent, in_time_order
 from app.domain.layers.graph_extract import RuleExtractor
 from app.domain.layers.graph_model import GraphFragment, RawFact, assemble
 from app.domain.layers.timeparse import TimeMention, resolve_time_expressions
+from app.domain.layers.text import answer_json_text
 from app.domain.timeexpr import grain_span
 from app.ports import LLM, LLMError
 
@@ -109,16 +110,7 @@ def build_prompt(events: Sequence[LayerEvent]) -> str:
 
 def parse_completion(content: str) -> LLMExtraction:
     """Validate a model answer; raises ValueError / ValidationError when it is not usable."""
-    text = content.strip()
-    fence = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
-    if fence:
-        text = fence.group(1).strip()
-    if not text.startswith("{"):
-        start, end = text.find("{"), text.rfind("}")
-        if start < 0 or end <= start:
-            raise ValueError("no JSON object in the answer")
-        text = text[start : end + 1]
-    return LLMExtraction.model_validate(json.loads(text))
+    return LLMExtraction.model_validate(json.loads(answer_json_text(content)))
 
 
 def _mentions_for(fact: LLMFact, event: LayerEvent) -> list[TimeMention]:

@@ -246,3 +246,19 @@ def parse_number(word: str) -> int | None:
     if w.isdigit():
         return int(w)
     return NUMBER_WORDS.get(w)
+
+
+def answer_json_text(content: str) -> str:
+    """The JSON object in a model's answer, as text: inside a ```json fence if there is one, else
+    from its first "{" to its last "}". Raises ValueError when there is none (both LLM extractors,
+    `llm_extract` and `llm_assertions`, read their answers with it)."""
+    text = content.strip()
+    fence = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
+    if fence:
+        text = fence.group(1).strip()
+    if not text.startswith("{"):
+        start, end = text.find("{"), text.rfind("}")
+        if start < 0 or end <= start:
+            raise ValueError("no JSON object in the answer")
+        text = text[start : end + 1]
+    return text
