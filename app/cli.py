@@ -110,7 +110,8 @@ def run(
             f"  Flower:   http://{stack.host}:{stack.flower_port}\n"
             f"  Logs:     {var_dir / 'logs'}\n"
             f"  Dev API key (tenant 'dev'): {key}\n\n"
-            f"  curl -H 'Authorization: Bearer {key}' {base}/v1/conversations/demo/status\n\n"
+            f"  curl -H 'Authorization: Bearer {key}' {base}/v1/status   (the tenant, its key's scopes, language and layers)\n"
+            "  Then the README's example: post the readme-demo conversation and read its /timeline.\n\n"
             "Press Ctrl-C to stop."
         )
         while True:

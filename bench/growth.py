@@ -14,9 +14,8 @@ one after the other (a worker runs them as separate tasks). The conversation is 
 How it grows: every batch is written (20 events) and the layers with state (gate, surprise, engrams)
 run on it, batch by batch, so their state is the one a live conversation would have. The events are
 embedded in chunks of 256 (cheaper; a checkpoint's own batches are embedded as posted), and the
-consolidation layer (its state needs the vectors) extends its state with each chunk. The graph layer,
-without state, costs what a full recompute of the log costs whatever happened before, so between
-checkpoints it is left pending and runs at the checkpoints only.
+consolidation and graph layers (consolidation's state needs the vectors; the graph reads
+consolidation's episodes and assertions) extend their state with each chunk.
 At each checkpoint size S, two more batches of 20:
 
 * before: every layer recomputes from the whole log (`incremental=False`: the code path before
@@ -41,7 +40,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 LAYER_ORDER = ("gate", "consolidate", "surprise", "engrams", "graph")
 STATEFUL = ("gate", "surprise", "engrams")
-AFTER_EMBED = ("gate", "consolidate")  # the stateful layers that wait for the vectors
+AFTER_EMBED = ("gate", "consolidate", "graph")  # the stateful layers that wait for the vectors
 BATCH = 20
 
 
@@ -199,11 +198,13 @@ def markdown(res: dict[str, Any]) -> str:
         lines.append(f"| {p['size']:,} | POST to fully indexed | {p['before']['post_to_indexed_s']:.2f} | "
                      f"{p['after']['post_to_indexed_s']:.2f} | |")
     lines += ["", "| events | stateful layers per batch while growing, mean of last 50 batches, s | surprise state bytes | "
-              "engrams state bytes | consolidate state bytes |", "| ---: | ---: | ---: | ---: | ---: |"]
+              "engrams state bytes | consolidate state bytes | graph state bytes |",
+              "| ---: | ---: | ---: | ---: | ---: | ---: |"]
     for p in res["points"]:
         a = p["after"]["layers"]
         lines.append(f"| {p['size']:,} | {p['stateful_batch_s_mean_last_50']:.3f} | {a['surprise']['state_bytes']} | "
-                     f"{a['engrams']['state_bytes']} | {a['consolidate'].get('state_bytes')} |")
+                     f"{a['engrams']['state_bytes']} | {a['consolidate'].get('state_bytes')} | "
+                     f"{a['graph'].get('state_bytes')} |")
     return "\n".join(lines) + "\n"
 
 

@@ -59,6 +59,23 @@ def normalise_path(path: str) -> str:
     return path_of(path.split(".")) if path else "body"
 
 
+_TIME_KINDS = {"datetime_type", "datetime_parsing", "datetime_from_date_parsing", "datetime_object_invalid",
+               "date_type", "date_parsing", "date_from_datetime_parsing", "date_from_datetime_inexact"}
+_OBJECT_KINDS = {"model_attributes_type", "model_type", "dict_type"}
+
+
+def _not_json_sent(err: dict, content_type: str) -> str | None:
+    """The words for a body that is not a JSON object because it was not sent as JSON (curl's `-d`
+    without `-H 'content-type: application/json'` sends a form), or None when that is not the cause."""
+    if err.get("type") not in _OBJECT_KINDS or path_of(err.get("loc", ())) != "body":
+        return None
+    media = content_type.split(";")[0].strip().lower()
+    if not media or media == "application/json" or media.endswith("+json"):
+        return None
+    return (f"was sent as {media}: send a JSON object with the header Content-Type: application/json "
+            "(curl: -H 'content-type: application/json')")
+
+
 def _pattern_words(pattern: str) -> str:
     from app.api.schemas import NO_NUL, NOT_BLANK
 
@@ -66,6 +83,13 @@ def _pattern_words(pattern: str) -> str:
         return "must not be blank (and must not contain NUL characters)"
     if pattern == NO_NUL:
         return "must not contain NUL characters (\\x00)"
+    from app.api.paging import CURSOR_PATTERN
+    from app.domain.language import TAG_PATTERN
+
+    if pattern == TAG_PATTERN:
+        return "is not a language tag: a BCP 47 tag such as \"en\", \"de\" or \"pt-BR\""
+    if pattern == CURSOR_PATTERN:
+        return "is not a cursor: pass back the next_cursor of the previous page unchanged"
     return "does not have the expected form"
 
 
@@ -95,6 +119,9 @@ def message_of(err: dict, body: Any = None) -> str:
         return "must not be empty"
     if kind == "string_too_long":
         return f"is longer than the {ctx.get('max_length')} characters allowed"
+    if kind in _TIME_KINDS:
+        why = f" ({ctx['error']})" if ctx.get("error") else ""
+        return f"is not a time: write it in ISO 8601, such as 2024-06-02T10:00:00Z or 2024-06-02{why}"
     msg = str(err.get("msg", "")).removeprefix("Value error, ").removeprefix("Assertion failed, ")
     return msg[:1].lower() + msg[1:] if msg[:2] != msg[:2].upper() else msg
 
@@ -121,12 +148,16 @@ def _fields_from(detail: Any) -> list[dict] | None:
     return out
 
 
-async def on_validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+async def on_validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
     fields = []
+    content_type = request.headers.get("content-type", "")
     for e in exc.errors():
         path = "body" if e.get("type") == "json_invalid" else path_of(e.get("loc", ()))  # loc: ("body", offset)
-        entry = {"path": path, "message": message_of(e, getattr(exc, "body", None))}
-        if e.get("type"):
+        not_json = _not_json_sent(e, content_type)
+        entry = {"path": path, "message": not_json or message_of(e, getattr(exc, "body", None))}
+        if not_json:
+            entry["type"] = "content_type"
+        elif e.get("type"):
             entry["type"] = e["type"]
         fields.append(entry)
     return error_response(422, summary(fields) or "invalid request", fields)

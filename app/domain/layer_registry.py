@@ -29,7 +29,7 @@ CONVERSATION_LAYERS: tuple[str, ...] = ("gate", "consolidate", "surprise", "engr
 DEPENDS: dict[str, tuple[str, ...]] = {
     "gate": ("embed",),  # prediction error and vector neighbours need the stored vectors
     "consolidate": ("embed", "gate"),  # topic shifts and summaries use the stored vectors
-    "graph": ("embed", "gate"),  # its episodes are consolidation's (same vectors)
+    "graph": ("embed", "gate", "consolidate"),  # it reads consolidation's episodes and assertions
     "surprise": ("gate",),
     "engrams": ("gate",),
 }

@@ -6,8 +6,9 @@ or its column group in the caller's transaction; it returns the run's stats.
   At ingest the writer scores each event with what is cheap there: novelty (gzip cost against the
   conversation's latest admitted events) and salience (rules). The prediction error needs the
   embedding model twice per event, so it is computed here, after the embed layer stored the
-  vectors: the event's nearest earlier admitted events are found by cosine over the stored vectors
-  (novelty is re-measured against them), and pi = 1 - cos(emb(e [SEP] m1), emb(m1 [SEP] m1)) is
+  vectors: the event's nearest earlier admitted events are found by a pgvector nearest-neighbour
+  query per event of the batch (`vectors.nearest_earlier`: the HNSW index or an exact scan, in the
+  database; the conversation's vectors are not read) (novelty is re-measured against them), and pi = 1 - cos(emb(e [SEP] m1), emb(m1 [SEP] m1)) is
   computed for events that are not noise and whose nearest neighbour is on topic. Because pi >= 0,
   the score at ingest (pi taken as 0) is a lower bound: in `filter` mode an event admitted at
   ingest can only lose its place through the better neighbours, and an event held back at ingest
@@ -22,7 +23,6 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-import numpy as np
 from sqlalchemy import Connection
 
 from app.domain import gate
@@ -37,6 +37,7 @@ from app.storage import events as event_store
 from app.storage import profiles as profile_store
 from app.storage import layer_state
 from app.storage import signals as signal_store
+from app.storage import vectors
 from app.storage.events import EventRow
 from app.storage.tenants import tenant_gate_mode
 
@@ -50,24 +51,18 @@ def build_gate(conn: Connection, ctx: Context) -> dict:
         return {"mode": mode, "evaluated": 0,
                 "log_events": layer_state.admitted_count(conn, ctx.tenant_id, ctx.conversation_id)}
     config = gate.GateConfig(mode=mode)  # type: ignore[arg-type]
-    pending = set(ctx.pending)
-    todo = sorted((r for r in ctx.all_rows if r.id in pending), key=lambda r: r.id)
-    by_id = {r.id: r for r in ctx.all_rows}
-    vectors = ctx.vectors or {}
-    cand = np.array(sorted(pk for pk in by_id if pk in vectors), dtype=np.int64)
-    matrix = np.vstack([vectors[int(i)] for i in cand]) if len(cand) else None
-    admitted = np.array([by_id[int(i)].gate_status != "gated_out" for i in cand], dtype=bool)
-    in_time = sorted(ctx.all_rows, key=lambda r: (r.occurred_at, r.id))
+    todo = pending_rows(conn, ctx)
+    near = vectors.nearest_earlier(conn, ctx.tenant_id, ctx.conversation_id, s.embedding_model_name,
+                                   [r.id for r in todo], config.max_neighbours, s.hnsw_ef_search)
+    known = {r.id: r for r in todo}
+    known |= event_store.get_events(conn, ctx.tenant_id, sorted({n for ns in near.values() for n, _ in ns} - set(known)))
     texts, neighbours, sims = [], [], []
     for r in todo:
-        v = vectors.get(r.id)
-        if v is not None and matrix is not None:
-            score = matrix @ v
-            ok = (cand < r.id) & admitted
-            order = [j for j in np.argsort(-score, kind="stable") if ok[j]][: config.max_neighbours]
-            neighbours.append([by_id[int(cand[j])].content for j in order])
-            sims.append(float(score[order[0]]) if order else None)
+        if r.id in near:  # the nearest earlier admitted events, from the index (never the whole matrix)
+            neighbours.append([known[n].content for n, _ in near[r.id]])
+            sims.append(near[r.id][0][1] if near[r.id] else None)
         else:  # no vector (should not happen after embed): the latest earlier events
+            in_time = sorted(ctx.all_rows, key=lambda e: (e.occurred_at, e.id))
             before = [e.content for e in in_time if e.id < r.id and e.gate_status != "gated_out"]
             neighbours.append(before[::-1][: config.max_neighbours])
             sims.append(None)
@@ -83,6 +78,15 @@ def build_gate(conn: Connection, ctx: Context) -> dict:
     event_store.set_gate(conn, rows)
     return {"mode": mode, "evaluated": len(rows), "gated_out": sum(d.status == "gated_out" for d in decisions),
             "changed": changed}
+
+
+def pending_rows(conn: Connection, ctx: Context) -> list[EventRow]:
+    """The run's pending events of the conversation, gated-out ones included, a version a correction
+    superseded left out (as the log leaves it out), by pk: read by pk, not from the whole log."""
+    rows = event_store.get_events(conn, ctx.tenant_id, list(ctx.pending))
+    mine = [r for r in rows.values() if r.conversation_id == ctx.conversation_id]
+    replaced = event_store.successors(conn, ctx.tenant_id, [r.id for r in mine])
+    return sorted((r for r in mine if r.id not in replaced), key=lambda r: r.id)
 
 
 GATE = ConversationLayer("gate", lambda: gate.LAYER_VERSION, build_gate, needs_vectors=True)

@@ -4,31 +4,54 @@ event, its entities and its time expressions resolved to absolute dates (`event_
 "last Saturday" said on 8 May 2023 is searchable as "6 May 2023", "May 6, 2023", "2023-05-06").
 
 The extractor is the rule-based one unless PALIMPSEST_LLM_BASE_URL names an OpenAI-compatible API.
-Episodes are consolidation's (same segmentation over the same stored vectors), so graph episode
-nodes match /episodes. Entities are merged by name, then by name-embedding cosine >= 0.90.
+Episodes and the assertions of the evolution edges are consolidation's stored ones (the graph waits
+for consolidate), so graph episode nodes match /episodes and no assertion is extracted twice.
+Entities are merged by name, then by name-embedding cosine >= 0.90.
+
+graph/4 (#18 item 4): with the rules, the facts are a fold (`app.domain.layers.graph_fold`): a full
+build (`build_graph`, and `palimpsest rebuild`) folds the whole log and saves the state; an
+incremental run (`extend_graph`) folds the batch into the saved state, so only the batch and the
+open tail (the last `LOOKAHEAD` events) are extracted and only new names encoded. The graph is then
+assembled from the kept facts (entity merging, facets, temporal, evolution and causal edges: in
+memory, from the facts, no text read) and only the rows whose checksum changed are written
+(`app.domain.layers.graph_diff`). Both paths run the same fold and the same assembly, so extending
+equals rebuilding.
 """
 from __future__ import annotations
 
 import calendar
-from datetime import date, timedelta
+import gc
+from contextlib import contextmanager
+from datetime import date, datetime, timedelta
 
 from sqlalchemy import Connection
 
 from app.adapters.llm import llm_from_settings
-from app.domain.layers import graph_model
+from app.domain.layers import graph_fold, graph_model
 from app.domain.layers.extractors import (
     assertion_extractor_version,
     choose_extractor,
     extract_assertions,
     extractor_version,
 )
+from app.domain.layers.assertions import Assertion
 from app.domain.layers.consolidation import segment_episodes
-from app.domain.layers.events import jsonable
+from app.domain.layers.episodes import Episode
+from app.domain.layers.events import LayerEvent, jsonable
+from app.domain.layers.graph_diff import NameVectors, changed_rows, row_hashes
+from app.domain.layers.graph_fold import FactFold
 from app.domain.layers.text import norm_name
 from app.domain.layers.timeparse import TimeMention
+from app.services.builds import new_rows, save_state
+from app.services.consolidation_build import consolidation_version
 from app.services.layer_job import Context, ConversationLayer
 from app.settings import get_settings
+from app.storage import episodes as episode_store
 from app.storage import graph as graph_store
+from app.storage import layer_state
+from app.storage.layer_runs import current_version
+
+LAYER = "graph"
 
 
 def graph_version() -> str:
@@ -68,14 +91,14 @@ def date_words(m: TimeMention) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def build_graph(conn: Connection, ctx: Context) -> dict:
-    events = ctx.events
-    episodes = segment_episodes(events, ctx.matrix())
-    llm = llm_from_settings(get_settings())
-    if llm is None:  # the rules' assertions (`extract_assertions` without an LLM) are the extractor's default
-        frag = extractor().extract(events, episodes)
-    else:  # the LLM's assertions make the evolution edges
-        frag = extractor().extract(events, episodes, assertions=extract_assertions(events, llm))  # type: ignore[call-arg]
+def _mention(m: TimeMention) -> dict:
+    return dict(m.__dict__)  # = jsonable(m): its fields are str, int, bool or None
+
+
+def _fragment_rows(frag: graph_model.GraphFragment, rows: list[tuple[int, str]], version: str
+                   ) -> tuple[list[dict], list[dict], list[dict]]:
+    """Graph nodes, edges and per-event signal rows of a fragment; `rows`: (event pk, speaker) of every
+    admitted event in time order."""
     fp_event = {fp.id: int(fp.event_id) for fp in frag.facet_points}
     nodes = [
         {"key": e.id, "kind": "entity", "label": e.name,
@@ -88,7 +111,7 @@ def build_graph(conn: Connection, ctx: Context) -> dict:
         {"key": fp.id, "kind": "facet_point", "label": fp.text, "names": None, "event_pk": int(fp.event_id),
          "data": {"speaker": fp.speaker, "topic": fp.topic, "entity_ids": list(fp.entity_ids),
                   "facet_id": fp.facet_id, "episode_id": fp.episode_id, "occurred_at": fp.occurred_at,
-                  "dates": [jsonable(m) for m in fp.dates if m.resolved]}}
+                  "dates": [_mention(m) for m in fp.dates if m.resolved]}}
         for fp in frag.facet_points
     ]
     nodes += [
@@ -105,47 +128,189 @@ def build_graph(conn: Connection, ctx: Context) -> dict:
         for ep in frag.episodes
     ]
     edges = [
-        {"src": e.src, "dst": e.dst, "type": e.type, "weight": e.weight, "meta": jsonable(e.meta),
+        {"src": e.src, "dst": e.dst, "type": e.type, "weight": e.weight, "meta": dict(e.meta),  # str/bool values
          "src_event_pk": fp_event.get(e.src), "dst_event_pk": fp_event.get(e.dst)}
         for e in frag.edges
     ]
-    graph_store.replace_graph(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, nodes, edges)
-
     # per event: entity names, resolved dates, time mentions, and the derived searchable text
     names = {e.id: e for e in frag.entities}
-    speaker_of = {r.id: r.speaker for r in ctx.rows}
     per_event: dict[int, dict] = {}
     for fp in frag.facet_points:
-        pk = int(fp.event_id)
-        acc = per_event.setdefault(pk, {"entities": {}, "mentions": {}})
+        acc = per_event.setdefault(int(fp.event_id), {"entities": {}, "mentions": {}})
         for en in fp.entity_ids:
             if en in names:
                 acc["entities"][en] = names[en]
         for m in fp.dates:
             acc["mentions"].setdefault((m.surface, m.start, m.date), m)
-    rows = []
-    for r in ctx.rows:
-        acc = per_event.get(r.id, {"entities": {}, "mentions": {}})
+    signals = []
+    for pk, speaker in rows:
+        acc = per_event.get(pk, {"entities": {}, "mentions": {}})
         ents = list(acc["entities"].values())
         mentions = list(acc["mentions"].values())
         words: list[str] = []
         for m in mentions:
             words += date_words(m)
-        own = norm_name(speaker_of.get(r.id) or "")
+        own = norm_name(speaker or "")
         for e in ents:
             if norm_name(e.name) != own:
                 words += [e.name, *e.aliases]
         dates = sorted({date.fromisoformat(m.date) for m in mentions if m.resolved and m.date})
-        rows.append({
-            "event_pk": r.id, "graph_version": ctx.version, "entities": [e.name for e in ents],
-            "resolved_dates": dates,
-            "time_mentions": [jsonable(m) for m in mentions],
+        signals.append({
+            "event_pk": pk, "graph_version": version, "entities": [e.name for e in ents],
+            "resolved_dates": dates, "time_mentions": [_mention(m) for m in mentions],
             "search_extra": " ; ".join(dict.fromkeys(words)) or None,
         })
-    graph_store.set_graph_signals(conn, ctx.tenant_id, ctx.conversation_id, rows)
+    return nodes, edges, signals
+
+
+def _stored_episodes(conn: Connection, ctx: Context) -> list[Episode] | None:
+    """Consolidation's episodes at its current version (the graph's episode nodes); None without them."""
+    version = consolidation_version()
+    if current_version(conn, ctx.tenant_id, ctx.conversation_id, "consolidate", version) != version:
+        return None
+    _, views = episode_store.episodes_for(conn, ctx.tenant_id, ctx.conversation_id, layer_version=version)
+    return [Episode(id=f"ep:{v.event_pks[0]}", conversation_id=ctx.conversation_id, index=v.index,
+                    event_ids=tuple(str(p) for p in v.event_pks), start=v.start, end=v.end, speakers=tuple(v.speakers),
+                    boundary=v.boundary, summary=v.summary, summary_event_ids=tuple(str(p) for p in v.summary_event_pks))
+            for v in views if v.event_pks]
+
+
+def _stored_assertions(conn: Connection, ctx: Context) -> list[Assertion] | None:
+    rows = graph_store.stored_assertions(conn, ctx.tenant_id, ctx.conversation_id, consolidation_version())
+    if rows is None:
+        return None
+    # seq: the event pk, which orders events of one time as the log does (occurred_at, id)
+    return [Assertion(id=r["key"], event_id=str(r["event_pk"]), entity=r["entity"], attribute=r["attribute"],
+                      value=r["value"], value_key=r["value_key"], time=r["asserted_at"], surface=r["surface"] or "",
+                      negated=bool(r["negated"]), seq=int(r["event_pk"]), valid_from=r["valid_from"]) for r in rows]
+
+
+def _meta_events(meta: list[list]) -> list[LayerEvent]:
+    """Folded events as the assembly reads them (id, speaker, time, seq; not their text)."""
+    return [LayerEvent(str(i), sp, "", datetime.fromisoformat(at), seq=int(q)) for i, sp, at, q in meta]
+
+
+@contextmanager
+def _no_gc():  # noqa: ANN202
+    """The cyclic collector paused while the graph is assembled: hundreds of thousands of small,
+    acyclic objects made its full passes (over a worker's whole heap) most of a batch's time."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _write_state(conn: Connection, ctx: Context, events: int, last, last_at, last_pk, fold: FactFold,  # noqa: ANN001
+                 meta: list[list], names: NameVectors, hashes: dict) -> int:
+    return save_state(conn, ctx, LAYER, events, last, last_at, last_pk,
+                      {"fold": fold.to_dict(), "events": meta, "names": names.to_dict(), "hashes": hashes})
+
+
+def _assemble(conn: Connection, ctx: Context, fold: FactFold, meta: list[list], names: NameVectors,
+              episodes: list[Episode], assertions: list[Assertion]) -> graph_model.GraphFragment:
+    events = _meta_events(meta)
+    facts = fold.facts()
+    conv = ctx.conversation_id
+    return graph_model.assemble(conv, events, facts, episodes, names if names.encode else None, "rules", assertions)
+
+
+def build_graph(conn: Connection, ctx: Context) -> dict:
+    """The full build (the fold from an empty state), with the cyclic collector paused."""
+    with _no_gc():
+        return _build_graph(conn, ctx)
+
+
+def _build_graph(conn: Connection, ctx: Context) -> dict:
+    events = ctx.events
+    llm = llm_from_settings(get_settings())
+    episodes = _stored_episodes(conn, ctx)
+    if episodes is None:
+        episodes = segment_episodes(events, ctx.matrix())
+    assertions = _stored_assertions(conn, ctx)
+    if llm is not None:  # the LLM extractor: a full build each time (no fold)
+        frag = extractor().extract(events, episodes, assertions=assertions or extract_assertions(events, llm))  # type: ignore[call-arg]
+        nodes, edges, signals = _fragment_rows(frag, [(r.id, r.speaker) for r in ctx.rows], ctx.version)
+        graph_store.replace_graph(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, nodes, edges)
+        graph_store.set_graph_signals(conn, ctx.tenant_id, ctx.conversation_id, signals)
+        stats = dict(frag.stats)
+        stats["extractor"] = frag.extractor
+        return jsonable(stats)
+    if assertions is None:
+        assertions = extract_assertions(events)
+    rules = extractor()
+    fold = FactFold(graph_fold.LOOKAHEAD, rules)
+    for e in events:
+        fold.add(e)
+    meta = [[e.id, e.speaker, e.occurred_at.isoformat(), e.seq] for e in events]
+    names = NameVectors(rules.encode, {})
+    frag = _assemble(conn, ctx, fold, meta, names, episodes, assertions)
+    nodes, edges, signals = _fragment_rows(frag, [(r.id, r.speaker) for r in ctx.rows], ctx.version)
+    graph_store.replace_graph(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, nodes, edges)
+    graph_store.set_graph_signals(conn, ctx.tenant_id, ctx.conversation_id, signals)
+    size = _write_state(conn, ctx, len(ctx.rows), ctx.rows[-1] if ctx.rows else None, None, None, fold, meta, names,
+                        row_hashes(nodes, edges, signals))
     stats = dict(frag.stats)
-    stats["extractor"] = frag.extractor
+    stats.update({"extractor": frag.extractor, "run": "full", "state_bytes": size})
     return jsonable(stats)
 
 
-GRAPH = ConversationLayer("graph", graph_version, build_graph, needs_vectors=True)
+def extend_graph(conn: Connection, ctx: Context) -> dict | None:
+    """`_extend_graph` with the cyclic collector paused."""
+    with _no_gc():
+        return _extend_graph(conn, ctx)
+
+
+def _extend_graph(conn: Connection, ctx: Context) -> dict | None:
+    """The batch folded into the stored state: the batch and the open tail extracted, the graph
+    assembled from the kept facts, and only the rows that changed written; None when it needs a
+    full run (see `app.services.builds.new_rows`; also with an LLM extractor, without consolidation's
+    episodes and assertions, or with a state of another fold)."""
+    if llm_from_settings(get_settings()) is not None:
+        return None
+    stored = layer_state.load(conn, ctx.tenant_id, ctx.conversation_id, LAYER, ctx.version)
+    new = new_rows(conn, ctx, stored)
+    if new is None or stored is None:
+        return None
+    episodes, assertions = _stored_episodes(conn, ctx), _stored_assertions(conn, ctx)
+    if episodes is None or assertions is None:
+        return None
+    data = stored.data
+    seqs = {str(i): int(q) for i, _, _, q in data["events"]}
+    rules = extractor()
+
+    def tail(ids: list[str]) -> list[LayerEvent]:
+        rows = {str(r.id): r for r in layer_state.admitted_rows(conn, ctx.tenant_id, ctx.conversation_id,
+                                                                  [int(i) for i in ids])}
+        return [LayerEvent.of(rows[i], seq=seqs[i]) for i in ids if i in rows]
+
+    try:
+        fold = FactFold.from_dict(data["fold"], tail, rules)
+        names = NameVectors.from_dict(data["names"], rules.encode)
+    except (KeyError, ValueError):
+        return None
+    meta = list(data["events"])
+    for i, r in enumerate(new):
+        e = LayerEvent.of(r, seq=stored.events + i)
+        fold.add(e)
+        meta.append([e.id, e.speaker, e.occurred_at.isoformat(), e.seq])
+    frag = _assemble(conn, ctx, fold, meta, names, episodes, assertions)
+    speakers = [(int(i), sp) for i, sp, _, _ in meta]
+    nodes, edges, signals = _fragment_rows(frag, speakers, ctx.version)
+    hashes = row_hashes(nodes, edges, signals)
+    diff = changed_rows(data["hashes"], hashes, nodes, edges, signals)
+    graph_store.update_graph(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, diff.node_keys, diff.nodes,
+                             diff.edge_triples, diff.edges)
+    graph_store.set_graph_signals(conn, ctx.tenant_id, ctx.conversation_id, diff.signals, incremental=True)
+    size = _write_state(conn, ctx, stored.events + len(new), new[-1] if new else None, stored.last_at,
+                        stored.last_pk, fold, meta, names, hashes)
+    stats = dict(frag.stats)
+    stats.update({"extractor": frag.extractor, "run": "incremental", "state_bytes": size,
+                  "written": {"nodes": len(diff.nodes), "edges": len(diff.edges), "signals": len(diff.signals)},
+                  "names_encoded": names.encoded})
+    return jsonable(stats)
+
+
+GRAPH = ConversationLayer("graph", graph_version, build_graph, needs_vectors=True, extend=extend_graph)

@@ -1,6 +1,6 @@
 """The deployment files' health checks, for real: the compose file's and the k8s worker probes'
 exact commands against a live API and Celery worker. The files themselves are checked in
-tests/integration/test_deploy.py."""
+tests/integration/test_deploy*.py."""
 from __future__ import annotations
 
 import os
@@ -11,7 +11,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.integration.test_deploy import compose, pod_specs
+from tests.integration.deploy_support import compose, pod_specs
 from tests.support.stack import live  # noqa: F401  (the session's API + worker, shared with the SDK and MCP tests)
 
 

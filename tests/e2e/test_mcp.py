@@ -130,6 +130,11 @@ def test_http_tools_round_trip(live_mcp: Live, tenant) -> None:
 
             r, text = await call(s, "remember", content="   ", conversation_id=conv)
             assert r.is_error and "invalid arguments" in text and "events[0].content" in text  # the 422's field
+            # word for word the error docs/mcp.md quotes
+            doc = " ".join((ROOT / "docs" / "mcp.md").read_text().split())
+            quoted = ("remember failed: invalid arguments (events[0].content: must not be blank "
+                      "(and must not contain NUL characters))")
+            assert quoted in doc and quoted in text, text
 
     anyio.run(main)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.adapters.abstain_model import MODEL_FILE, load
-from tests.integration.test_layers_wiring import build_all
+from tests.integration.layers_wiring_support import build_all
 from tests.support import auth
 
 CONV = [

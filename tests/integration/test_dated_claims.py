@@ -3,7 +3,7 @@ stored by the consolidation layer and kept across an incremental run; null when 
 from the day it was said."""
 from __future__ import annotations
 
-from tests.integration.test_layers_wiring import build_all, post_conversation
+from tests.integration.layers_wiring_support import build_all, post_conversation
 from tests.support import auth
 
 TURNS = [

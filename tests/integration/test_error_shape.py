@@ -131,3 +131,45 @@ def test_openapi_documents_the_one_shape(api):
             assert "4XX" in errors, (method, path)
             for code, resp in errors.items():
                 assert resp["content"]["application/json"]["schema"]["$ref"] == ref, (method, path, code)
+
+
+def test_a_body_sent_as_a_form_says_to_send_json(api, tenant):
+    """curl's `-d` without `-H 'content-type: application/json'` sends a form: the answer says so, on `body`."""
+    _, key = tenant
+    raw = json.dumps(one_event()).encode()
+    r = httpx.post(f"{api}/v1/events", content=raw,
+                   headers={**auth(key), "content-type": "application/x-www-form-urlencoded"})
+    body = shaped(r, 422, "invalid_request")
+    assert body["fields"] == [{"path": "body", "type": "content_type", "message": body["fields"][0]["message"]}]
+    assert "application/x-www-form-urlencoded" in body["detail"] and "Content-Type: application/json" in body["detail"]
+    # the same bytes as JSON are written, and a JSON body that is not an object keeps pydantic's words
+    assert httpx.post(f"{api}/v1/events", content=raw, headers={**auth(key), "content-type": "application/json"}
+                      ).status_code == 200
+    r = httpx.post(f"{api}/v1/query", json=[1], headers=auth(key))
+    assert shaped(r, 422, "invalid_request")["fields"][0]["type"] != "content_type"
+
+
+@pytest.mark.parametrize("where, send", [
+    ("events[0].occurred_at", lambda api, key: httpx.post(f"{api}/v1/events", json=one_event(occurred_at="yesterday"),
+                                                          headers=auth(key))),
+    ("as_of", lambda api, key: httpx.post(f"{api}/v1/query", json={"query": "x", "as_of": "last week"},
+                                          headers=auth(key))),
+    ("time_range.start", lambda api, key: httpx.post(f"{api}/v1/query", headers=auth(key),
+                                                     json={"query": "x", "time_range": {"start": "2024-13-45"}})),
+])
+def test_a_time_that_is_not_one_says_how_to_write_it(api, tenant, where, send):
+    _, key = tenant
+    body = shaped(send(api, key), 422, "invalid_request")
+    assert body["fields"][0]["path"] == where
+    assert "ISO 8601" in body["fields"][0]["message"] and "2024-06-02T10:00:00Z" in body["detail"], body
+
+
+def test_a_language_tag_and_a_cursor_say_what_they_should_be(api, tenant):
+    _, key = tenant
+    r = httpx.put(f"{api}/v1/settings/language", json={"language": "klingon!!", "conversation_id": "errors"},
+                  headers=auth(key))
+    body = shaped(r, 422, "invalid_request")
+    assert body["fields"][0]["path"] == "language" and "BCP 47" in body["detail"], body
+    r = httpx.get(f"{api}/v1/conversations", params={"cursor": "not a cursor"}, headers=auth(key))
+    body = shaped(r, 422, "invalid_request")
+    assert body["fields"][0]["path"] == "cursor" and "next_cursor" in body["detail"], body

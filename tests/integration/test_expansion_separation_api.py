@@ -8,7 +8,7 @@ import pytest
 
 from app.domain.retrieval.expansion import HYDE_SYSTEM
 from app.settings import get_settings
-from tests.integration.test_layers_wiring import build_all
+from tests.integration.layers_wiring_support import build_all
 from tests.support import auth
 from tests.support.llm_server import LLMServer
 

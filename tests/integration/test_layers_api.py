@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.support import auth
-from tests.integration.test_layers_wiring import build_all, post_conversation
+from tests.integration.layers_wiring_support import build_all, post_conversation
 
 ENDPOINTS = ("episodes", "timeline", "graph", "speakers")
 LAYERS = ("embed", "gate", "consolidate", "surprise", "engrams", "graph")

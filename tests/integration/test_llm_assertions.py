@@ -130,7 +130,7 @@ def test_an_unusable_answer_gives_that_batch_the_rules_assertions_and_says_so(re
 
 def test_the_version_names_the_llm_extractor_only_when_one_is_configured():
     assert assertion_extractor_version(False) == rules.LAYER_VERSION
-    assert assertion_extractor_version(True) == f"llm_assertions/1+{rules.LAYER_VERSION}"
+    assert assertion_extractor_version(True) == f"llm_assertions/2+{rules.LAYER_VERSION}"
 
 
 # ---- through the service: the consolidation layer built with PALIMPSEST_LLM_BASE_URL set, read by /timeline
@@ -170,7 +170,7 @@ def build_timeline_through_the_service(client, make_tenant, monkeypatch, respond
 def test_timeline_rows_come_from_the_llm_when_one_is_configured(client, make_tenant, monkeypatch):
     out, requests, pks = build_timeline_through_the_service(client, make_tenant, monkeypatch, by_text, "llm-tl")
     assert any(r["body"]["messages"][0]["content"] == SYSTEM_PROMPT for r in requests)
-    assert "llm_assertions/1" in out["layer_version"]  # the version says which extractor made the rows
+    assert "llm_assertions/2" in out["layer_version"]  # the version says which extractor made the rows
     rows = [(a["event_id"], a["entity"], a["attribute"], a["value"], a["negated"]) for a in out["assertions"]]
     assert rows == [(pks[0], "Ana", "lives_in", "Boston", False), (pks[0], "Ana", "works_at", "Harbor Bank", False),
                     (pks[1], "Ben's sister", "lives_in", "Lisbon", False), (pks[2], "Ana", "lives_in", "Denver", False),

@@ -3,7 +3,7 @@ the per-stage trace, and heat bumped by retrieval."""
 from __future__ import annotations
 
 from tests.support import accesses, auth
-from tests.integration.test_layers_wiring import build_all
+from tests.integration.layers_wiring_support import build_all
 
 TURNS = [
     ("Ana", "Last Saturday I ran my first half marathon in Boulder with my sister Petra.", "2023-05-08T10:00:00Z"),

@@ -4,7 +4,7 @@ and marks the replaced turn, and the response says which item a later statement 
 from __future__ import annotations
 
 from tests.support import auth
-from tests.integration.test_layers_wiring import build_all
+from tests.integration.layers_wiring_support import build_all
 
 TURNS = [
     ("Rosa", "I work at Quillworks, mostly on the billing team.", "2024-01-08T09:00:00Z"),

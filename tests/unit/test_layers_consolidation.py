@@ -124,7 +124,8 @@ def test_summaries_are_extractive_bounded_and_in_time_order(encode):
          [("Ann", "works_at", "Google", False), ("Ann", "job_title", "software engineer", False)]),
         ("My sister lives in New York City.", [("Ann's sister", "lives_in", "New York City", False)]),
         ("I have two kids and a dog named Max.",
-         [("Ann", "children_count", "2", False), ("Ann", "pet_name:dog", "Max", False)]),
+         [("Ann", "children_count", "2", False), ("Ann", "pet_name:dog", "Max", False),
+          ("Ann", "has_pet", "dog", False)]),  # a pet named is a pet one has
         ("I'm 32 years old.", [("Ann", "age", "32", False)]),
         ("My favorite book is Charlotte's Web.", [("Ann", "favourite:book", "Charlotte's Web", False)]),
         ("I don't live in Boston anymore.", [("Ann", "lives_in", "Boston", True)]),

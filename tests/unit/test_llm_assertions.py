@@ -9,7 +9,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from app.domain.layers.events import LayerEvent
-from app.domain.layers.llm_assertions import LLMAssertionExtractor, _resolve_cancellations, attribute_of, parse_completion
+from app.domain.layers.assertion_claims import settle_all
+from app.domain.layers.llm_assertions import LLMAssertionExtractor, attribute_of, parse_completion
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=timezone.utc)
 CONTEXT = [LayerEvent("C1", "Maya", "We're going to Lisbon in July!", T0, "c", seq=0)]
@@ -81,7 +82,7 @@ def test_a_bare_cancellation_takes_the_latest_plan_of_its_kind():
 
     plan = Assertion("B1#0", "B1", "Maya", "plan:trip", "Lisbon", "lisbon", T0, "Lisbon")
     off = Assertion("B3#0", "B3", "Maya", "plan:trip", "planned", "", T0, "planned", negated=True)
-    assert _resolve_cancellations([plan, off])[1].value_key == "lisbon"
+    assert settle_all([plan, off])[1].value_key == "lisbon"
 
 
 def test_an_answer_without_the_schema_is_refused():
@@ -96,4 +97,4 @@ def test_a_shorter_form_of_a_named_value_meets_the_claim_it_is_about():
 
     joined = Assertion("B1#0", "B1", "Maya", "works_at", "Tallow Studio", "tallow studio", T0, "Tallow Studio")
     left = Assertion("B3#0", "B3", "Maya", "works_at", "Tallow", "tallow", T0, "Tallow", negated=True)
-    assert _resolve_cancellations([joined, left])[1].value_key == "tallow studio"
+    assert settle_all([joined, left])[1].value_key == "tallow studio"

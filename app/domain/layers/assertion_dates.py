@@ -16,7 +16,7 @@ from datetime import date, datetime
 
 from app.domain.layers.timeparse import TimeMention, resolve_time_expressions
 
-_UNDATED = ("plan:", "moving_to", "opinion:", "favourite:", "name", "age", "from", "pet_name:", "has_pet")
+_UNDATED = ("plan:", "moving_to", "opinion:", "favourite:", "name", "from", "pet_name:", "has_pet")  # an age is dated: "I turn 45 on the 12th"
 _JOB = ("works_at", "job_title", "works_in", "school", "studies")
 # a sentence ends at . ! ? before a space, but not after a title or "St." ("St. Brigid's on Monday")
 SENTENCE_END = re.compile(r"(?<!\bSt)(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMt)(?<!\bMrs)(?<!\bProf)[.!?]+(?:\s|$)")

@@ -16,7 +16,11 @@ RELATION_NOUNS = (
     "daughter|kids|children|friend|best friend|boss|roommate|grandma|grandpa|grandmother|grandfather|"
     "aunt|uncle|cousin|niece|nephew|parents|family|neighbor|neighbour"
 )
-PETS = "dog|cat|puppy|kitten|pup|horse|rabbit|bunny|hamster|parrot|bird|fish|turtle|snake|guinea pig|pony|lizard|ferret"
+DOG_BREEDS = ("labrador|retriever|beagle|poodle|spaniel|terrier|collie|greyhound|whippet|dachshund|pug|husky|corgi|"
+              "bulldog|sheepdog|rottweiler|doberman|chihuahua|schnauzer|lurcher|staffie|mutt|dalmatian|pointer|setter")
+CAT_BREEDS = "tabby|siamese|persian|ragdoll|maine coon|bengal|sphynx|moggy"
+PETS = ("dog|cat|puppy|kitten|pup|horse|rabbit|bunny|hamster|parrot|bird|fish|turtle|snake|guinea pig|pony|lizard|ferret|"
+        f"{DOG_BREEDS}|{CAT_BREEDS}")
 OCCUPATIONS = frozenset(
     """teacher nurse doctor engineer developer programmer designer artist painter writer author musician
     singer dancer chef cook baker lawyer attorney accountant manager student counselor counsellor therapist
@@ -58,7 +62,7 @@ def _rule(attribute: str, pattern: str, kind: str = "proper", flags: int = 0) ->
 
 # residence
 _rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:live|lives|(?:am|'m|are|'re|is|'s)\s+living|(?:have|'ve|has)\s+been\s+living|(?:have|'ve|has)\s+lived)\s+in\s+(?P<val>{_PROPER})")
-_rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:moved|relocated)\s+(?:back\s+|all the way\s+)?(?:home\s+)?(?:to|into)\s+(?:(?:a|an|the|our|my)\s+(?:new\s+)?(?:flat|apartment|house|place|condo|home)\s+in\s+)?(?P<val>{_PROPER})")
+_rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:moved|relocated)\s+(?:back\s+|all the way\s+)?(?:home\s+)?(?:to|into)\s+(?:(?:a|an|the|our|my)\s+(?:new\s+)?(?:flat|apartment|house|place|condo|home)\s+(?:in|on)\s+)?(?P<val>{_PROPER})")
 _rule("lives_in", rf"{_SUBJ}\s+(?:(?:do not|don't|does not|doesn't)\s+live\s+in|no longer\s+lives?\s+in|moved\s+(?:out of|away from))\s+(?P<val>{_PROPER})", "negated")
 _rule("moving_to", rf"{_SUBJ}\s+(?:am|'m|are|'re|is|'s)\s+(?:going to move|moving|relocating)\s+(?:(?:again|back),?\s+)?to\s+(?:(?:our|the|their|a)\s+(?={_PROPER}\s+(?:office|branch|campus|site|HQ|headquarters)\b))?(?P<val>{_PROPER})")
 _rule("from", rf"{_SUBJ}\s+(?:am|'m|are|'re|is|'s)\s+(?:originally\s+)?from\s+(?P<val>{_PROPER})")
@@ -85,16 +89,16 @@ _rule("age", rf"{_SUBJ}{_ADV}\s+(?:am|'m|is|'s|just turned|turned|will turn|'ll 
 _rule("age", rf"{_SUBJ}\s+(?:just\s+)?turned\s+(?P<val>\d{{1,3}}|{_NUMW})\b(?!\s+(?:of|to|around|down|up|out|into|off|over|away|back)\b)", "number")
 _rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:am|'m|are|'re|is|'s)\s+(?:(?:now|still|happily|officially|finally|also)\s+)*(?:a\s+)?(?P<val>single|married|engaged|divorced|widowed|separated|in a relationship)\b", "status")
 _rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:got|are getting|'re getting|am getting|'m getting|is getting)\s+(?P<val>married|engaged|divorced)\b", "status")
-_rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:broke up|split up|separated)\b(?P<val>)", "breakup")
+_rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:broke up|split up|separated|(?:am|are|is)\s+no\s+longer\s+together|(?:am|are|is)\s+not\s+together\s+any\s?more)\b(?P<val>)", "breakup")
 _rule("relationship_status", r"\b(?P<subj>[Aa]s)\s+a\s+(?P<val>single)\s+(?:mom|mum|mother|dad|father|parent)\b", "status")
-_rule("pet_name:{pet}", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:new\s+|little\s+|sweet\s+)?(?P<pet>{PETS})\s*,?\s+(?:is\s+)?(?:named|called)\s+(?P<val>[A-Z][a-z]+)")
-_rule("pet_name:{pet}", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:new\s+|little\s+|sweet\s+)?(?P<pet>{PETS})\s*,?\s+(?P<val>[A-Z][a-z]+)\b")
-_rule("pet_name:{pet}", rf"\b(?P<subj>I|[Ww]e)\s+(?:have|got|adopted|rescued)\s+(?:a|an)\s+(?:new\s+)?(?P<pet>{PETS})\s+(?:named|called)\s+(?P<val>[A-Z][a-z]+)")
-_rule("pet_name:{pet}", rf"\b(?P<subj>[Aa]n?|[Oo]ur|[Mm]y)\s+(?:new\s+|little\s+|sweet\s+)?(?P<pet>{PETS})\s+(?:named|called)\s+(?P<val>[A-Z][a-z]+)")
+_rule("pet_name:{pet}", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:(?:new|little|sweet|rescue|rescued|old|young|baby)\s+)?(?P<pet>{PETS})\s*,?\s+(?:is\s+)?(?:named|called)\s+(?P<val>[A-Z][a-z]+)")
+_rule("pet_name:{pet}", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:(?:new|little|sweet|rescue|rescued|old|young|baby)\s+)?(?P<pet>{PETS})\s*,?\s+(?P<val>[A-Z][a-z]+)\b")
+_rule("pet_name:{pet}", rf"\b(?P<subj>I|[Ww]e)\s+(?:have|got|adopted|rescued)\s+(?:a|an)\s+(?:(?:new|little|rescue|rescued|young|baby)\s+)*(?P<pet>{PETS})\s+(?:named|called)\s+(?P<val>[A-Z][a-z]+)")
+_rule("pet_name:{pet}", rf"\b(?P<subj>[Aa]n?|[Oo]ur|[Mm]y)\s+(?:(?:new|little|sweet|rescue|rescued|old|young|baby)\s+)?(?P<pet>{PETS})\s+(?:named|called)\s+(?P<val>[A-Z][a-z]+)")
 _rule("member_of", rf"{_SUBJ}{_ADV}\s+(?:joined|became a member of|signed up for)\s+(?:a|an|the|my|our)\s+(?P<val>(?:[\w'\-]+\s+){{0,3}}?(?:group|club|team|church|band|choir|league|community|society|gym|class|organization|organisation|association|platform|network|crew|circle|program|programme))\b", "common")
 _rule("hobby", rf"{_SUBJ}{_ADV}\s+(?:started|began|begun|took up|taken up|picked up)\s+(?:(?:playing|learning|practicing|practising|doing|taking)\s+(?:the\s+)?(?P<val>[a-z]+(?:\s+[a-z]+){{0,2}})|(?P<val2>(?:{ACTIVITIES})\b|[a-z]{{3,}}ing\b(?<!\bworking)(?<!\busing)(?!\s+(?:to|into|at|on|for|with|a|an|the|my|our|about|out|up|forward)\b)))", "common")
 _rule("relationship_status", r"\b(?P<subj>[Mm]y)\s+(?P<val>husband|wife|girlfriend|boyfriend|fianc[ée]e?|partner|gf|bf|hubby)\b(?!\s+(?:in\s+crime|at\s+work)\b)", "implied_status")
-_rule("has_pet", rf"\b(?P<subj>I|[Ww]e){_ADV}\s+(?:have|got|adopted|rescued)\s+(?:a|an|two|three)\s+(?:new\s+)?(?:little\s+)?(?P<val>{PETS})s?\b", "common")
+_rule("has_pet", rf"\b(?P<subj>I|[Ww]e){_ADV}\s+(?:have|got|adopted|rescued)\s+(?:a|an|two|three)\s+(?:(?:new|little|rescue|rescued|young|baby)\s+)*(?P<val>{PETS})s?\b", "common")
 _rule("name", r"\b(?P<subj>[Mm]y)\s+name\s+is\s+(?P<val>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)")
 _rule("favourite:{what}", rf"\b(?P<subj>[Mm]y)\s+(?:all-time\s+|absolute\s+|personal\s+)?favou?rite\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|was|has to be|would be|has always been)\s+(?P<val>{_NP})", "phrase")
 _rule("opinion:{val}", rf"\b(?P<subj>I)\s+(?:really\s+|absolutely\s+|just\s+|truly\s+)?(?P<verb>love|like|enjoy|adore|prefer|hate|dislike|cannot stand|do not like|no longer like|do not enjoy|am (?:a )?(?:big |huge )?fan of|am (?:really )?into|am passionate about)\s+(?P<val>{_NP})", "opinion")
@@ -127,13 +131,13 @@ _rule("relationship_status", rf"(?<![\w'’])(?P<subj>)(?P<name>[{_UP}][a-zß-ö
 _rule("opinion:{val}", rf"\b(?P<subj>I)\s+(?:(?:am|have)\s+)?(?:no longer|not)\s+(?:really\s+)?(?:into|a fan of|fond of)\s+(?P<val>{_NP})", "opinion_neg")
 _rule("opinion:{val}", rf"\b(?P<subj>I)\s+(?:do not|no longer|never)\s+(?:eat|drink|watch|play|wear)\s+(?P<val>{_NP})", "opinion_neg")
 _rule("opinion:{val}", rf"\b(?P<subj>I)\s+(?:have\s+)?(?:got|gotten|grown|become)\s+(?:tired|sick|bored)\s+of\s+(?P<val>{_NP})", "opinion_neg")
-_rule("opinion:{val}", rf"\b(?P<subj>I)\s+(?:have\s+)?(?:gotten|got|gone)\s+(?:really\s+)?into\s+(?P<val>{_NP})", "opinion_pos")
+_rule("opinion:{val}", rf"\b(?P<subj>I)\s+(?:have\s+)?(?:gotten|got|gone)\s+(?:really\s+)?into\s+(?![{_UP}])(?P<val>{_NP})", "opinion_pos")  # "got into Oxford" is no taste
 _rule("favourite:{what}", rf"\b(?P<val>[{_UP}][\w'’\-]*(?:\s+[{_UP}][\w'’\-]*){{0,3}})\s+is\s+(?P<subj>my|our)\s+(?:new\s+|all-time\s+)?favou?rite\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\b", "proper")
 _VERSIONED = r"Python|Node|Java|Ruby|PHP|Go|Rust|Django|Rails|React|Postgres|PostgreSQL|MySQL|iOS|Android|Windows|macOS|Ubuntu"
-_TOOL = rf"(?:[{_UP}]|i(?=[A-Z]))[\w'’&\.\-]*(?:\s+[{_UP}][\w'’&\.\-]*){{0,3}}(?:\s+\d+[\w.]*)?"
+_TOOL = rf"(?:[{_UP}]|i(?=[A-Z]))[\w'’&\.\-]*(?:\s+[{_UP}][\w'’&\.\-]*){{0,3}}(?:\s+\d+[\w.]*){{0,2}}"
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:use|uses|(?:am|are|is)\s+using|switched\s+(?:over\s+|back\s+)?to|(?:got|bought))\s+(?:a|an|the|my|our)\s+(?:new\s+)?(?P<val>{_TOOL})", "tool")
 _rule("uses:{what}", rf"\b(?P<subj>[Oo]ur|[Mm]y)\s+(?P<val>{_PROPER})\s+(?:app|site|website|frontend|backend|service|project|api|stack)\b", "tool")
-_rule("uses:{what}", rf"\b(?P<subj>[Oo]ur|[Mm]y|[Ww]e|I)\b[^.!?]{{0,30}}?\b(?:deploys?|deployed|is\s+hosted|are\s+hosted|runs|run|hosts?)\s+(?:to|on|at|with)\s+(?P<val>{_PROPER})", "tool")
+_rule("uses:{what}", rf"\b(?P<subj>[Oo]ur|[Mm]y|[Ww]e|I)\b[^.!?]{{0,30}}?\b(?:deploys?|deployed|is\s+hosted|are\s+hosted|runs|run|hosts?)(?:\s+(?:it|[{_UP}][\w\-]*|(?:the|our|my)\s+[\w\-]+))?\s+(?:to|on|at|with)\s+(?P<val>{_PROPER})", "tool")
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:finished|completed|started|began)\s+(?:the|our|my)\s+(?:move|migration|switch)\s+(?:over\s+)?to\s+(?P<val>{_PROPER})", "tool")
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:bumped|upgraded|updated|moved|switched)\s+(?:us|it|everything|the\s+\w+)\s+(?:up\s+)?to\s+(?P<tool>{_VERSIONED})\s+(?P<val>\d+(?:\.\d+)*)\b", "version")
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:use|uses|(?:am|are|is)\s+using|(?:have|has)\s+been\s+using|switched\s+(?:over\s+|back\s+)?to|migrated\s+(?:back\s+)?to|moved\s+(?:over\s+|back\s+)?to|(?:got|bought)\s+(?:a|an|the)\s+(?:new\s+)?|went\s+with|chose|picked)\s+(?P<val>{_PROPER})", "tool")
@@ -177,7 +181,7 @@ _rule("job_title", rf"(?<![\w'’])(?P<subj>)(?P<org>{_PROPER})\s+(?:has\s+|have
 _rule("works_at", rf"{_SUBJ}(?:\s+(?:am|is|was)|\s+(?:have|has)\s+been){_ADV}\s+(?:a|an|the|their|our)\s+(?:[\w\-]+\s+){{0,2}}?(?:{_OCC})\s+(?:on|in)\s+the\s+[\w\- ]{{1,30}}?\s+(?:at|for|with)\s+(?P<val>{_PROPER})")
 _rule("works_in", rf"{_SUBJ}(?:\s+(?:am|is|was)|\s+(?:have|has)\s+been){_ADV}\s+(?:a|an|the|their|our)\s+(?:[\w\-]+\s+){{0,2}}?(?:{_OCC})\s+(?:on|in)\s+the\s+(?P<val>(?:[\w\-]+\s+){{0,2}}(?:department|dept|team|ward|unit|division|desk|squad)\b)", "team")
 _rule("job_title", rf"(?<![\w'’])(?P<subj>[{_UP}][a-zß-öø-ÿ]{{2,}})\s+is\s+(?:my|our|his|her|their)\s+(?:[\w\-]+\s+)?(?P<val>{_OCC})\b", "occupation")
-_rule("hobby", rf"{_SUBJ}{_ADV}\s+(?:quit|gave\s+up|given\s+up|stopped|dropped)\s+(?:playing\s+|doing\s+|the\s+)?(?P<val>{ACTIVITIES})\b", "hobby_negated")
+_rule("hobby", rf"{_SUBJ}{_ADV}\s+(?:quit|gave\s+up|given\s+up|stopped|dropped)\s+(?:playing\s+|doing\s+|the\s+)?(?P<val>{ACTIVITIES})\b(?!\s+{_GROUP_NOUN})", "hobby_negated")
 _rule("member_of", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:back\s+|now\s+|still\s+|also\s+)*(?:on|in)\s+(?:the|a|an|our|my)\s+(?P<val>(?:{ACTIVITIES})\s+{_GROUP_NOUN})\b", "common")
 _rule("member_of", rf"{_SUBJ}{_ADV}\s+(?:left|quit|dropped\s+out\s+of)\s+(?:the|my|our)\s+(?P<val>(?:[\w'\-]+\s+){{0,2}}?(?:club|band|choir|orchestra|league|society|circle|gym))\b", "common_negated")
 _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:also\s+|still\s+)?(?:saving|budgeting|saving\s+up)\s+for\s+(?:a|an|our|my|the)\s+(?:\w+\s+)?(?:trip|vacation|holiday|getaway|visit)\s+to\s+(?P<val>{_PROPER})", "place")
@@ -196,7 +200,8 @@ _rule("job_title", rf"\b(?:[Mm]y|[Oo]ur|[Tt]heir|[Hh]is|[Hh]er)\s+(?:new\s+)?(?P
 # teaching and retiring: "I teach at Ashgrove Primary", "she teaches year 4", "I retired in May"
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:teach|teaches|taught|(?:am|are|is)\s+teaching)\b[^.!?,;]{{0,30}}?\s+at\s+(?:the\s+)?(?P<val>{_PROPER})")
 _rule("job_title", rf"{_SUBJ}{_ADV}\s+(?:teach|teaches|(?:am|are|is)\s+(?:now\s+)?teaching)\s+(?:[\w\-]+\s+){{0,3}}?(?:at\s+(?:a|an|the)?\s*[\w\-]*\s*(?:school|college|university|academy|primary|secondary|high|nursery)|(?:year|grade|form|class)\s+\d+|(?:at|in)\s+[{_UP}][\w\-]*\s+(?:School|College|University|Academy|Primary|High))(?P<val>)", "teacher")
-_rule("job_title", rf"{_SUBJ}{_ADV}\s+(?:retired|(?:am|are|is)\s+(?:now\s+|finally\s+)?retired|(?:have|has)\s+(?:just\s+)?retired)\b(?P<val>)", "retired")
+# retiring ends the job that stands (retired is no occupation); "retired from X" names it (below)
+_rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:retired|(?:am|are|is)\s+(?:now\s+|finally\s+)?retired|(?:have|has)\s+(?:just\s+)?retired)\b(?!\s+(?:early\s+)?from\b)(?P<val>)", "job_ended")
 # negations that name what they end: "I'm not at Brackwater any more", "we no longer use Jira"
 _rule("works_at", rf"{_SUBJ}\s+(?:am|are|is)\s+not\s+(?:at|with|working\s+(?:at|for))\s+(?P<val>{_PROPER})(?=[^.!?]*\bany\s?more\b)", "negated")
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:no\s+longer\s+(?:use|uses|using)|(?:am|are|is)\s+(?:no\s+longer|not)\s+using|(?:do|does)\s+not\s+use)\s+(?P<val>{_PROPER})(?:(?=[^.!?]*\bany\s?more\b)|(?<=\S)(?=\s*[,.!?;]|\s+(?:now|these\s+days)\b))", "tool_negated")
@@ -219,7 +224,7 @@ _rule("lives_in", rf"(?:^|(?<=[.!?,;]\s)|(?<=\bto\s)|(?<=\band\s)|(?<=\byou\s)|(
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:[a-z]+\s+){{0,3}}?(?:a|an|another|some)\s+(?:new\s+|different\s+|other\s+)?(?:job|role|position|work|something)\s+(?:that|which)\s+(?:is\s+not|isn't)\s+(?:at|with|for)\s+(?P<val>{_PROPER})")
 _rule("works_at", rf"{_SUBJ}\s+(?:am|are|is)\s+still\s+(?:at|with|working\s+(?:at|for))\s+(?P<val>{_PROPER})(?![\w'’&\.\-])(?!\s+(?:for|until|till|on|this|next|at|in)\b)", "employer")
 _rule("works_at", rf"(?:^|[.!?,;]\s*)(?P<subj>)not\s+(?:at|with|working\s+(?:at|for))\s+(?P<val>{_PROPER})(?=[^.!?]*\bany\s?more\b)", "negated")
-_rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:still\s+|now\s+)?(?:on|with)\s+(?P<val>{_PROPER})(?![\w'’&\.\-])", "tool")
+_rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:(?:still|now|fully|completely|entirely|finally|all)\s+)*(?:on|with)\s+(?P<val>{_PROPER})(?![\w'’&\.\-])", "tool")
 _rule("uses:tier", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:now\s+)?(?:a|an)\s+(?P<val>{_PROPER})\s+(?:member|subscriber|customer|tier\s+member|cardholder)\b")
 _rule("job_title", rf"{_SUBJ}{_ADV}\s+(?:got|landed|accepted|started|took|was\s+offered)\s+(?:a|an|the|her|his|my|their)\s+(?:new\s+)?teaching\s+(?:post|job|position|role)\b(?P<val>)", "teacher")
 _rule("uses:bank", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:salary|wages|pay|paycheck|pension|income)\s+(?:now\s+)?(?:goes|has\s+gone|is\s+paid|gets\s+paid|is\s+going|lands|will\s+go)\s+(?:in)?to\s+(?P<val>{_PROPER})")
@@ -232,9 +237,11 @@ _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:(?:do|does)\s+not|no\s+longer|(?:am|is|a
 TOOL_NOUNS = ("database|db|editor|ide|framework|language|host|hosting|provider|bank|phone|laptop|car|crm|tracker|optimizer|"
               "optimiser|model|base model|backbone|backend|frontend|cloud|os|browser|carrier|network|broker|gpu|gpus|"
               "scheduler|orchestrator|queue|cache|tokenizer|router|vendor|supplier|insurer|energy supplier|isp|plan|tier|"
-              "subscription|package|membership|tariff")
+              "subscription|package|membership|tariff|broadband|internet provider|internet|mobile provider|"
+              "phone provider|energy provider|electricity supplier|gas supplier|mortgage|insurance|vpn|"
+              "password manager|email provider|messenger|chat app|streaming service")
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:switched|changed|moved|swapped|migrated|upgraded|downgraded)\s+(?:the|our|my)\s+(?P<noun>{TOOL_NOUNS})\s+(?:over\s+)?(?:from\s+{_TOOL}\s+)?to\s+(?:the\s+)?(?P<val>{_TOOL})", "tool_noun")
-_rule("uses:{what}", rf"\b(?P<subj>[Oo]ur|[Mm]y)\s+(?:new\s+|main\s+)?(?P<noun>{TOOL_NOUNS})\s+is\s+(?:now\s+|still\s+)?(?P<val>{_TOOL})(?=\s+(?:now|these\s+days)\b|\s*[.!,;]|\s*$)", "tool_noun")
+_rule("uses:{what}", rf"\b(?P<subj>[Oo]ur|[Mm]y|[Tt]he)\s+(?:new\s+|main\s+)?(?P<noun>{TOOL_NOUNS})\s+is\s+(?:now\s+|still\s+)?(?:(?:a|an|the)\s+)?(?P<val>{_TOOL})(?=\s+(?:now|these\s+days)\b|\s*[.!,;]|\s*$)", "tool_noun")
 _rule("lives_in", rf"{_SUBJ}\s+(?:am|are|is)\s+(?:living\s+|based\s+)?in\s+(?P<val>{_PROPER})(?![\w'’&\.\-])(?=\s+(?:now|these\s+days|nowadays)\b)")
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:got|landed|accepted|started|took|found|(?:am|is|are)\s+starting|will\s+start|start)\s+(?:a|an|the|my|her|his)\s+(?:new\s+)?(?:job|position|role|post)\s+(?:as\s+(?:a|an)\s+[a-z\- ]{{2,30}}?\s+)?(?:at|with)\s+(?P<val>{_PROPER})")
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:resigned|(?:have|has)\s+resigned|stepped\s+down)\s+(?:from|at)\s+(?:the\s+)?(?P<val>{_PROPER})", "negated")
@@ -248,3 +255,51 @@ _PRESUPPOSED = r"\b(?P<subj>[Yy]our|[Tt]he)\s+(?:first\s+(?:week|day|month|term|
 _rule("school", rf"{_PRESUPPOSED}(?P<val>{_SCHOOLISH}{_PROPER})", "presupposed")
 _rule("works_at", rf"{_PRESUPPOSED}(?![^.!?]*\b(?:University|College|School|Academy|Institute|High|Primary|Elementary)\b)(?P<val>{_PROPER})", "presupposed")
 _rule("lives_in", rf"\b(?P<subj>[Yy]our|[Tt]he)\s+new\s+(?:place|flat|apartment|house|home)\s+in\s+(?P<val>{_PROPER})", "presupposed")
+
+# ---- forms of stop 24 (general English forms, added after scoring six new conversations unseen): an age
+# said bare or to come ("I'm 44, ...", "she's turning 30"), a membership by name ("a member of X"), a
+# job ended by retiring, a wedding still to come ("getting married in X" is engaged, and a wedding
+# plan), a title in apposition to the employer ("a dispatcher at X", "at X as a dispatcher"), a job
+# named by its title ("the project manager job"), a team one is moved to ("they moved me to the X
+# team"), a numbered address moved to, part-time work, a school named with the subject, a hire.
+_WORK_TIME = r"(?:part[- ]time|full[- ]time|shifts|nights|weekends|evenings|days|remotely|freelance|(?:two|three|four)\s+days\s+a\s+week)"
+_OCC_FRAMED = r"[a-z]+(?:er|or|ist|ian|ant|eer|man|woman|ess|ive|ent)"  # a title's shape, in a work frame only
+_rule("age", rf"{_SUBJ}{_ADV}\s+(?:am|is)\s+(?P<val>\d{{1,3}})(?=\s*[,;.!]|\s+(?:and|but|now|so|this|next)\b)", "number")
+_rule("age", rf"{_SUBJ}{_ADV}\s+(?:am|is|are|will\s+be)\s+turning\s+(?P<val>\d{{1,3}}|{_NUMW})\b(?!\s+(?:of|to|around|down|up|out|into|off|over|away|back|left|right)\b)", "number")
+_rule("member_of", rf"{_SUBJ}{_ADV}\s+(?:am|are|is|have\s+been|has\s+been)\s+(?:still\s+|now\s+|also\s+)?(?:a\s+)?members?\s+(?:of|at)\s+(?:the\s+)?(?P<val>[{_UP}][\w'’&\.\-]*(?:\s+(?:of\s+|&\s+)?[{_UP}][\w'’&\.\-]*){{0,4}})")
+_rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:retired|(?:have|has)\s+(?:just\s+)?retired)\s+(?:early\s+)?from\s+(?:the\s+)?(?P<val>{_PROPER})", "negated")
+_rule("plan:wedding", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+getting\s+married(?:\s+[^.!?,;]{{0,30}}?)?\s+in\s+(?!{_CAL})(?P<val>{_PROPER})", "place")
+_ELIDED = r"(?:^|[.!?,;]\s*)(?:(?:[Yy]es|[Yy]eah|[Yy]ep|[Nn]o|[Ss]till|[Nn]ow)\b\s*,?\s*)+"  # "Yes, still a ..."
+_FRAME = rf"(?:{_SUBJ}\s+(?:am|is|was)\s+|{_ELIDED})(?:(?:still|now|currently)\s+)*(?:a|an)\s+"
+_rule("job_title", rf"{_FRAME}(?P<val>(?:[a-z\-]+\s+){{0,2}}{_OCC_FRAMED})\s+(?:at|for|with)\s+(?=[{_UP}])", "occupation_framed")
+_rule("works_at", rf"{_FRAME}(?:[a-z\-]+\s+){{0,2}}{_OCC_FRAMED}\s+(?:at|for|with)\s+(?P<val>{_PROPER})", "employer")
+_rule("job_title", rf"{_SUBJ}{_ADV}\s+(?:am|are|is|was|work|works)\s+(?:still\s+|now\s+)?(?:at|for|with)\s+{_PROPER}\s+as\s+(?:a|an|the|their|its)\s+(?P<val>(?:[a-z\-]+\s+){{0,2}}{_OCC_FRAMED})\b", "occupation_framed")
+_rule("job_title", rf"(?P<subj>)(?:\b(?:offered|gave)\s+me|(?:(?<=\b[Ii]\s)|(?<=\bhave\s)|(?<=\b[Ww]e\s)|(?<=\bjust\s))(?:got|accepted|took|landed|started))\s+(?:the|a|an|my)\s+(?:new\s+)?(?P<val>(?:[a-z\-]+\s+){{0,2}}{_OCC_FRAMED})\s+(?:job|role|position|post)\b", "occupation_framed")
+_rule("works_in", rf"(?<![\w'’])(?P<subj>)(?:[\w\-]+\s+)?(?:moved|transferred|put|assigned|reassigned|switched|rotated)\s+me\s+(?:over\s+)?(?:to|into|onto|on)\s+the\s+(?P<val>(?:[\w\-]+\s+){{0,2}}{_TEAM_NOUN})\b", "team")
+_rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:moved|relocated)\s+(?:in\s*)?to\s+(?P<val>\d{{1,4}}[A-Za-z]?\s+{_PROPER})", "address")
+_rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|are|is)\s+working)\s+{_WORK_TIME}\s+(?:at|for)\s+(?:the\s+)?(?P<val>{_PROPER})")
+_rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|are|is)\s+working)\s+{_WORK_TIME}\s+at\s+(?:a|an|the)\s+(?P<val>[a-z]+(?:\s+[a-z]+)?)", "common")
+_rule("school", rf"{_SUBJ}{_ADV}\s+(?:study|studies|(?:am|is|are)\s+studying|major\s+in|(?:am|is|are)\s+majoring\s+in)\s+[a-z]+(?:\s+[a-z]+){{0,2}}\s+at\s+(?:the\s+)?(?P<val>{_SCHOOLISH}{_PROPER})")
+_HIRER = rf"\b(?:I|[Ww]e|[{_UP}][a-zß-öø-ÿ]{{2,}})(?:\s+(?:have|has|just|finally))*\s+hired\s+(?P<subj>[{_UP}][a-zß-öø-ÿ]{{2,}})\s+as\s+"
+_rule("job_title", rf"{_HIRER}(?:a|an|the|our|their|{_PROPER}'s)\s+(?:(?:first|new|only|lead|senior|junior|head)\s+)?(?P<val>[a-z\-]+(?:\s+[a-z]+){{0,2}})", "occupation")
+_rule("works_at", rf"{_HIRER}(?P<val>{_PROPER})'s\s")
+# an activity done as a habit, in the present tense: "I swim on Saturdays", "I run along the beach"
+HABIT = {"swim": "swimming", "run": "running", "cycle": "cycling", "climb": "climbing", "hike": "hiking", "surf": "surfing",
+          "ski": "skiing", "skate": "skating", "row": "rowing", "dance": "dancing", "box": "boxing", "paint": "painting"}
+_HABITS = "|".join(HABIT)
+_rule("hobby", rf"\b(?P<subj>I|[Ww]e)\s+(?:(?:also|still|usually|often|sometimes|regularly|mostly)\s+)?(?P<val>{_HABITS})\b(?!\s+(?:a|an|the|my|our|his|her|their|it|to|into|out|late|away|over|off|up|down|for|by|of|through|across|around\s+(?:the\s+)?(?:office|house))\b)", "habit")
+# a tool one builds or trains with: "we train the model with PyTorch", "I wrote the API in Go" (the kind from
+# the tool's name or the nouns around it: assertion_derived.kind_near)
+_rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:train|trains|trained|(?:am|are|is)\s+training|build|builds|built|(?:am|are|is)\s+building|"
+      rf"wrote|write|(?:am|are|is)\s+writing|deploy|deployed|host|hosted|ship|shipped)\s+(?:(?:the|our|my|a|an|it|everything)\b(?:\s+[\w\-]+){{0,3}}?\s+)?"
+      rf"(?:with|in|using|on)\s+(?P<val>{_TOOL})", "tool")
+# a home bought or rented is where one lives; teaching started; a "head of X" title with its employer
+_rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:bought|buy|rented|rent|(?:am|are|is)\s+renting|(?:have|has)\s+bought)\s+(?:a|an|our|the|my|their)\s+(?:new\s+|first\s+|little\s+)?(?:house|flat|home|apartment|place|condo|cottage|bungalow)\s+(?:in|on)\s+(?P<val>{_PROPER})")
+_rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:started|began|begun|(?:have|has)\s+been)\s+teaching\b[^.!?,;]{{0,30}}?\s+at\s+(?:the\s+)?(?P<val>{_PROPER})")
+_rule("job_title", rf"{_SUBJ}{_ADV}\s+(?:started|began|begun|(?:have|has)\s+been)\s+teaching\s+(?:[\w\-]+\s+){{0,3}}?(?:at|in)\s+(?:the\s+)?[{_UP}](?P<val>)", "teacher")
+_HEAD_OF = r"(?:(?:deputy|assistant|acting)\s+)?(?:head|director|chief|manager|lead)\s+of\s+[a-z]+"
+_rule("job_title", rf"{_SUBJ}{_ADV}\s+(?:am|are|is|was|became|(?:have|has)\s+become)\s+(?:now\s+|also\s+)?(?:the\s+)?(?P<val>{_HEAD_OF})\s+(?:at|for|with)\s+[{_UP}]", "common")
+_rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:am|are|is|was|became|(?:have|has)\s+become)\s+(?:now\s+|also\s+)?(?:the\s+)?{_HEAD_OF}\s+(?:at|for|with)\s+(?:the\s+)?(?P<val>{_PROPER})", "employer")
+_rule("school", rf"{_SUBJ}{_ADV}\s+(?:got\s+into|(?:got|was|were|(?:have|has)\s+been)\s+accepted\s+(?:to|at|into|by))\s+(?:the\s+)?(?P<val>{_SCHOOLISH}{_PROPER})")
+_rule("uses:car", rf"{_SUBJ}{_ADV}\s+(?:drive|drives|(?:am|are|is)\s+driving)\s+(?:a|an|the|our|my)\s+(?:(?:new|old|used|second-hand)\s+)?(?P<val>{_TOOL})")
+_rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+renting|(?:have|has)\s+been\s+renting|rent)\s+(?:(?:a|an)\s+(?:flat|house|room|place|apartment)\s+)?in\s+(?P<val>{_PROPER})")

@@ -21,13 +21,18 @@ from app.domain.layers.assertion_rules import (  # noqa: F401  (re-exported: cal
     MULTI_VALUED_PREFIXES,
     OCCUPATIONS,
     ACTIVITIES,
+    HABIT,
     PETS,
     RELATION_NOUNS,
     RULES,
 )
+from app.domain.layers.assertion_anchored import anchored_claims
+from app.domain.layers.assertion_claims import CrossClaims
 from app.domain.layers.assertion_context import (answered_no, as_organisation, elided_reply, last_place, resolve_here,
                                                  same_name, with_partner)
 from app.domain.layers.assertion_dates import SENTENCE_END, stated_day
+from app.domain.layers.assertion_derived import (address, framed_occupation, implied_and_known, kind_near,
+                                                 relation_antecedent, settle_found)
 from app.domain.layers.assertion_entities import EntityNames
 from app.domain.layers.assertion_text import (CO_SUBJECT, PLACE_PREP, PRONOUNS, antecedent, clean_value, expand,
                                               in_question, negative_answer, plural_antecedent, tool_kind, vocative)
@@ -35,11 +40,14 @@ from app.domain.layers.events import LayerEvent
 from app.domain.layers.timeparse import resolve_time_expressions
 from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, NUMBER_WORDS, STOPWORDS, norm_name
 
-LAYER_VERSION = "assertions/4"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
+LAYER_VERSION = "assertions/5"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
 # 3: dated claims (valid_from), questions are not claims, pronouns across turns, value keys of one name's
 #    short and long forms, more change forms (leaving, moving plans, hobbies and clubs given up, switches)
 # 4: elided answers and yes-answers, "here"/"there", "they", "we" of a couple or an organisation, subjects
 #    shared across "and", lower-case names in chat, staying after all, what questions presuppose, `context`
+# 5: changes and endings read through what the speaker said (assertion_anchored), a negation takes the
+#    attribute its value is held by, one cross-claim step with the LLM (assertion_claims), a named pet is a
+#    pet, "getting married" is engaged, retiring ends the job, titles in a work frame, dated ages
 
 
 @dataclass(frozen=True)
@@ -125,14 +133,16 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
             groups = m.groupdict()
             target, extra = attribute, []
             subj = groups.get("subj") or "I"
-            if kind in ("plan_cancel", "place_negated", "plan_place") and subj.lower() == "the":  # "the trip is off": the speaker's plan
+            if kind in ("plan_cancel", "place_negated", "plan_place", "tool_noun") and subj.lower() == "the":  # "the trip is off": the speaker's plan
                 subj = "I"
             if kind == "presupposed":  # taken for granted even when asked: "your new job at X" is the addressee's
                 subj = "you" if subj.lower() in ("your", "the") else subj
             elif in_question(text, m.start(), m.end()):
                 continue
             if subj.lower() in ("he", "she") or re.match(r"(?i)h(?:is|er)\s", subj):  # "her sister": whose, as "she"
-                entity = antecedent(text, m.start()) or (antecedent(context, len(context)) if context else None)
+                entity = (antecedent(text, m.start())
+                          or (relation_antecedent(text, m.start(), subj, event.speaker or "speaker") if " " not in subj else None)
+                          or (antecedent(context, len(context)) if context else None))
                 if entity and " " in subj:
                     entity = f"{entity}'s {subj.split(' ', 1)[1].lower()}"
             elif subj.lower() == "they":  # "My parents retired. They moved to Malaga": each one the group names
@@ -190,7 +200,7 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
             elif kind in ("tool", "tool_negated"):
                 negated = kind == "tool_negated"
                 value = clean_value(raw, "proper")
-                what = tool_kind(value) if value else None
+                what = (tool_kind(value) or kind_near(text, m.start("val"), m.end("val"))) if value else None
                 if what is None:
                     continue
             elif kind in ("version", "device", "plan_tier"):
@@ -217,8 +227,16 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
             elif kind == "number":
                 n = int(raw) if raw.isdigit() else NUMBER_WORDS.get(raw.lower())
                 value = str(n) if n is not None else None
-            elif kind == "status":
-                value = raw.lower()
+            elif kind == "status":  # "we're getting married" is a wedding to come: engaged
+                value = "engaged" if raw.lower() == "married" and re.search(r"(?i)getting\s+married", m.group(0)) else raw.lower()
+                if value != raw.lower():
+                    undated.add((m.start(), "relationship_status"))  # the wedding day is not when it starts
+            elif kind == "occupation_framed":
+                value = framed_occupation(raw)
+            elif kind == "habit":
+                value = HABIT.get(raw.lower())
+            elif kind == "address":
+                value = address(raw)
             elif kind == "implied_status":  # "my wife" says the speaker is married
                 value = _IMPLIED_STATUS.get(raw.lower()[:5], "in a relationship")
             elif kind in ("occupation", "occupation_negated"):
@@ -282,6 +300,7 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
     if any(f[2] == "relationship_status" and f[3] == "single" for f in found):
         found = [f for f in found if not (f[2] == "relationship_status" and f[3] != "single" and f[1] == event.speaker
                                           and re.match(r"(?i)my\b", f[4]))]
+    found = settle_found(found, event.speaker or "speaker")
     found.sort(key=lambda f: f[0])
     out = []
     mentions = None
@@ -326,9 +345,7 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
     wanted = {e.id for e in events} if context else None
     events = [*context, *events]
     out: list[Assertion] = []
-    latest: dict[tuple[str, str], Assertion] = {}  # (entity key, attribute) -> latest standing plan
-    latest_any: dict[str, Assertion] = {}
-    keys: dict[tuple[str, str], list[str]] = {}  # (conversation, attribute) -> value keys of named values
+    cross = CrossClaims()
     previous: dict[str, tuple[str, str]] = {}  # conversation -> (speaker, text) of its previous event
     said: dict[tuple[str, str], list[Assertion]] = {}  # (conversation, entity key) -> its claims so far
     names: dict[str, EntityNames] = {}
@@ -362,34 +379,15 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
         found = as_organisation(found, orgs, said, e.conversation_id, e.speaker, speakers[e.conversation_id])
         if context and asker != e.speaker and negative_answer(context, e.content):
             found += answered_no(e, context, found, said.get((e.conversation_id, norm_name(e.speaker)), []))
+        # a change or an ending of what the speaker said before ("from chemistry to physics", "I cancelled X")
+        found += anchored_claims(e, found, said.get((e.conversation_id, norm_name(e.speaker)), []))
         for a in found:
-            if a.value[:1].isupper() and a.value_key:
-                seen = keys.setdefault((e.conversation_id, a.attribute), [])
-                first = next((k for k in seen if same_name(k, a.value_key)), None)
-                if first is not None:
-                    a = replace(a, value_key=first)
-                elif a.value_key not in seen:
-                    seen.append(a.value_key)
-            if a.attribute in ("works_at", "moving_to"):  # "I got laid off": the job that stands, if known
-                if a.negated and a.value_key == "":
-                    prior = latest.get((a.entity_key, a.attribute))
-                    same = next((i for i, o in enumerate(out) if o.event_id == e.id and o.attribute == a.attribute
-                                 and o.negated and o.entity_key == a.entity_key), None)
-                    if same is not None and out[same].valid_from is None:  # "I'm no longer at X. I was let go on Friday."
-                        out[same] = replace(out[same], valid_from=a.valid_from)
-                    if prior is None or same is not None:
-                        continue
-                    a = replace(a, value=prior.value, value_key=prior.value_key)
-                elif not a.negated:
-                    latest[(a.entity_key, a.attribute)] = a
-            if a.attribute.startswith("plan:"):
-                if a.negated and a.value == "planned":
-                    prior = latest.get((a.entity_key, a.attribute)) or latest_any.get(a.attribute)
-                    if prior is not None:
-                        a = replace(a, entity=prior.entity, value=prior.value, value_key=prior.value_key)
-                elif not a.negated:
-                    latest[(a.entity_key, a.attribute)] = latest_any[a.attribute] = a
-            out.append(a)
-            if not a.negated:
-                said.setdefault((e.conversation_id, a.entity_key), []).append(a)
+            if implied_and_known(a.entity_key, a.attribute, a.value, a.surface, said.get((e.conversation_id, a.entity_key), [])):
+                continue  # "my partner" after "we're engaged" restates nothing new
+            settled = cross.settle(a, out, e.conversation_id)  # value keys, what a bare retraction ends
+            if settled is None:
+                continue
+            out.append(settled)
+            if not settled.negated:
+                said.setdefault((e.conversation_id, settled.entity_key), []).append(settled)
     return out if wanted is None else [a for a in out if a.event_id in wanted]

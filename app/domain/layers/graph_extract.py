@@ -8,6 +8,10 @@ returns to in at least two events), a topic from a small keyword lexicon, and it
 resolved against the event's time. Causal edges come from cue words within a sentence ("because", "so", "led to") and at the
 start of one ("That's why", "So,", "As a result") pointing back to the sentence before.
 
+The statistics the rules read (the conversation's lower-case words, the names seen mid-sentence, the
+recurring concepts, the speakers) are folded event by event (`app.domain.layers.graph_fold`, graph/4):
+`extract` is that fold over the whole log, `event_facts` one event's facts with the statistics held.
+
 The `Extractor` protocol is what the graph build depends on; `LLMExtractor` (app.domain.layers.llm_extract)
 is the other implementation, and `app.domain.layers.extractors` chooses between the two.
 """
@@ -15,13 +19,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Callable, Protocol, Sequence
+from typing import Callable, Container, Protocol, Sequence
 
 import numpy as np
 
-from app.domain.layers.aliases import NAMED_POSS_RE, RELATIONS, YOUR_REL_RE, relation, short_forms, stated_aliases
+from app.domain.layers.aliases import NAMED_POSS_RE, RELATIONS, YOUR_REL_RE, relation, stated_aliases
 from app.domain.layers.consolidation import Episode, segment_episodes
 from app.domain.layers.events import LayerEvent, in_time_order
+from app.domain.layers.graph_fold import PREVIOUS_EVENT, add_short_forms, chain_facts, fold_facts
 from app.domain.layers.graph_model import GraphFragment, RawFact, assemble
 from app.domain.layers.text import (
     CALENDAR_WORDS,
@@ -218,13 +223,14 @@ class RuleExtractor:
     """The default extractor: rules only, no model calls except the optional `encode` for merging."""
 
     name = "rules"
+    concepts_in = staticmethod(lambda text: concept_candidates(text))  # what the fold counts per event
 
     def __init__(self, encode: Encode | None = None, min_concept_events: int = 2, max_concept_share: float = 0.05):
         self.encode = encode
         self.min_concept_events = min_concept_events
         self.max_concept_share = max_concept_share
-        self._concepts: frozenset[str] = frozenset()
-        self._common: frozenset[str] = frozenset()
+        self._concepts: Container[str] = frozenset()
+        self._common: Container[str] = frozenset()
         self._speakers: list[str] = []
 
     def common_words(self, events: Sequence[LayerEvent]) -> frozenset[str]:
@@ -265,42 +271,40 @@ class RuleExtractor:
         self._speakers = list(dict.fromkeys(e.speaker for e in evs if e.speaker))
         out: list[RawFact] = []
         for ev in evs:
-            prev_in_event: int | None = None
-            first_of_event = len(out)
-            for sentence in split_sentences(ev.content):
-                clauses = _clauses(sentence)
-                made = [self._fact(ev, clause, known, speaker_keys) for clause, _, _ in clauses]
-                index: dict[int, int] = {}  # clause position -> index in `out`
-                for ci, fact in enumerate(made):
-                    if fact is not None:
-                        index[ci] = len(out)
-                        out.append(fact)
-                for ci, (clause, cause_idx, cue) in enumerate(clauses):
-                    if ci not in index:
-                        continue
-                    fact = out[index[ci]]
-                    if cause_idx is not None and cause_idx in index:
-                        fact.causes.append(index[cause_idx])
-                        fact.cue = cue
-                    elif ci == 0 and _CAUSE_START.match(clause.strip()):
-                        # "That's why ..." points back to the sentence before, or to the previous event
-                        target = prev_in_event if prev_in_event is not None else (first_of_event - 1 if first_of_event > 0 else None)
-                        if target is not None:
-                            fact.causes.append(target)
-                            fact.cue = _CAUSE_START.match(clause.strip()).group(1).lower().rstrip(",")  # type: ignore[union-attr]
-                if index:
-                    prev_in_event = max(index.values())
-        # one name said short and long ("Tallow" ... "Tallow Studio") is one entity: the pair rides on
-        # the first fact that names the short form
-        pairs = short_forms([n for f in out for n, kind in f.entities if kind != "concept"],
-                            frozenset(n for f in out for n, kind in f.entities if kind == "place"))
-        for short, long_ in pairs:
-            first = next((f for f in out if any(n == short for n, _ in f.entities)), None)
-            if first is not None:
-                first.same_as.append((short, long_))
+            out.extend(chain_facts(out, self.event_facts(ev, known, speaker_keys)))
+        add_short_forms(out)
         return out
 
-    def _fact(self, ev: LayerEvent, clause: str, known: frozenset[str], speaker_keys: set[str]) -> RawFact | None:
+    def event_facts(self, ev: LayerEvent, known: Container[str], speaker_keys: Container[str]) -> list[RawFact]:
+        """One event's facts, with the statistics the extractor holds (`_common`, `_concepts`,
+        `_speakers`). A cause is an index among these facts, or `PREVIOUS_EVENT`: the last fact
+        before the event ("That's why ..." opening it); `chain_facts` makes them indices of a log's."""
+        out: list[RawFact] = []
+        prev_in_event: int | None = None
+        for sentence in split_sentences(ev.content):
+            clauses = _clauses(sentence)
+            made = [self._fact(ev, clause, known, speaker_keys) for clause, _, _ in clauses]
+            index: dict[int, int] = {}  # clause position -> index in `out`
+            for ci, fact in enumerate(made):
+                if fact is not None:
+                    index[ci] = len(out)
+                    out.append(fact)
+            for ci, (clause, cause_idx, cue) in enumerate(clauses):
+                if ci not in index:
+                    continue
+                fact = out[index[ci]]
+                if cause_idx is not None and cause_idx in index:
+                    fact.causes.append(index[cause_idx])
+                    fact.cue = cue
+                elif ci == 0 and _CAUSE_START.match(clause.strip()):
+                    # "That's why ..." points back to the sentence before, or to the previous event
+                    fact.causes.append(prev_in_event if prev_in_event is not None else PREVIOUS_EVENT)
+                    fact.cue = _CAUSE_START.match(clause.strip()).group(1).lower().rstrip(",")  # type: ignore[union-attr]
+            if index:
+                prev_in_event = max(index.values())
+        return out
+
+    def _fact(self, ev: LayerEvent, clause: str, known: Container[str], speaker_keys: Container[str]) -> RawFact | None:
         spans = capitalised_spans(clause, known, self._common)
         dates = resolve_time_expressions(clause, ev.occurred_at)
         cw = content_words(clause)
@@ -343,7 +347,7 @@ class RuleExtractor:
                 ents.append((form, "animal" if form.rsplit(" ", 1)[-1] in _ANIMALS else "person"))
             same_as.append((form, name))
         span_keys = {norm_name(s) for s in spans}
-        for c in sorted(concept_candidates(clause) & self._concepts):
+        for c in sorted(c for c in concept_candidates(clause) if c in self._concepts):
             if c not in span_keys and not re.fullmatch(RELATIONS, c.split()[-1], re.I):  # "my son" is a relative
                 ents.append((c, "concept"))
         seen: set[str] = set()
@@ -365,5 +369,6 @@ class RuleExtractor:
         evs = in_time_order(events)
         eps = list(episodes) if episodes is not None else segment_episodes(evs)
         conv = evs[0].conversation_id if evs else ""
-        return assemble(conv, evs, self.facts(evs), eps, self.encode, extractor=self.name)
+        _, facts = fold_facts(evs, rules=self)  # graph/4: the fold, as the layer builds it
+        return assemble(conv, evs, facts, eps, self.encode, extractor=self.name)
 

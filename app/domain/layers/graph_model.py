@@ -33,7 +33,9 @@ from app.domain.layers.events import LayerEvent
 from app.domain.layers.text import norm_name
 from app.domain.layers.timeparse import TimeMention, resolution_stats
 
-LAYER_VERSION = "graph/3"  # 2: facet ids no longer collide with an entity named "none"; 3: episodes/2
+# 2: facet ids no longer collide with an entity named "none"; 3: episodes/2; 4: the extractor is a fold
+# (app.domain.layers.graph_fold), an entity's id is its first-named member's
+LAYER_VERSION = "graph/4"
 ENTITY_MERGE_COSINE = 0.90
 EDGE_TYPES = ("belongs_to", "involves_entity", "temporal", "evolution", "causal")
 
@@ -182,6 +184,7 @@ def merge_entities(
     surfaces: dict[str, Counter[str]] = defaultdict(Counter)
     kinds: dict[str, Counter[str]] = defaultdict(Counter)
     first_event: dict[str, str] = {}
+    first_pos: dict[str, int] = {}  # the position of each name's first mention
     speaker_keys = [norm_name(s) for s in speakers if s]
     for s in speakers:
         if s:
@@ -197,6 +200,7 @@ def merge_entities(
         surfaces[k][surface] += 1
         kinds[k][kind] += 1
         first_event.setdefault(k, event_id)
+        first_pos.setdefault(k, len(first_pos))
         uf.find(k)
     keys = list(surfaces)
     # a speaker absorbs short forms of their own first name ("Sam" -> "samantha")
@@ -227,11 +231,14 @@ def merge_entities(
             total.update(surfaces[k])
             kind_votes.update(kinds[k])
         speaker_member = next((k for k in members if k in speaker_keys), None)
+        # graph/4: the id is the speaker's, else the member named first (counts do not move ids); the
+        # name shown is the most mentioned member's most used surface
+        id_key = speaker_member or min(members, key=lambda k: (first_pos.get(k, -1), k))
         canonical_key = speaker_member or max(members, key=lambda k: (sum(surfaces[k].values()), len(k)))
         name = max(surfaces[canonical_key].items(), key=lambda kv: (kv[1], kv[0]))[0]
-        eid = f"en:{_slug(canonical_key)}"
+        eid = f"en:{_slug(id_key)}"
         if eid in used_ids:  # "c++ group" and "c group" slug alike: keep both apart
-            eid = f"{eid}-{zlib.crc32(canonical_key.encode()):08x}"
+            eid = f"{eid}-{zlib.crc32(id_key.encode()):08x}"
         used_ids.add(eid)
         for k in members:
             key_to_id[k] = eid

@@ -23,17 +23,21 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field, replace
+from datetime import date
 from typing import Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from app.domain.layers import assertions as rules
+from app.domain.layers.assertion_claims import settle_all
+from app.domain.layers.assertion_dates import stated_day
 from app.domain.layers.assertions import RELATION_NOUNS, Assertion
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.text import NUMBER_WORDS, answer_json_text, fold, norm_name, words
+from app.domain.layers.timeparse import TimeMention, resolve_time_expressions
 from app.ports import LLM, LLMError
 
-LAYER_VERSION = "llm_assertions/1"
+LAYER_VERSION = "llm_assertions/2"  # 2: dated claims (valid_from), the rules' cross-claim step
 
 PLAIN_ATTRIBUTES = frozenset(
     "lives_in from moving_to works_at job_title works_in studies school relationship_status age children_count "
@@ -157,6 +161,7 @@ class LLMAssertionExtractor:
 
     def extract(self, events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()) -> AssertionExtraction:
         evs = list(events)
+        conversation = {e.id: e.conversation_id for e in [*context, *evs]}
         earlier = list(context)[-self.context_events:] if self.context_events else []
         stats: dict = {"batches": 0, "llm_batches": 0, "fallback_batches": 0, "fallback_reasons": {}, "items": 0,
                        "kept": 0, "dropped": {}}
@@ -175,7 +180,7 @@ class LLMAssertionExtractor:
                 ids = {e.id for e in batch}  # the rules read the batch after the same earlier messages
                 out += [a for a in rules.extract_all([*earlier, *batch]) if a.event_id in ids]
             earlier = (earlier + batch)[-self.context_events:] if self.context_events else []
-        return AssertionExtraction(_resolve_cancellations(out), stats)
+        return AssertionExtraction(settle_all(out, lambda a: conversation.get(a.event_id, "")), stats)
 
     def _assertions(self, parsed: LLMAssertions, batch: Sequence[LayerEvent], context: Sequence[LayerEvent],
                     stats: dict) -> list[Assertion]:
@@ -184,6 +189,7 @@ class LLMAssertionExtractor:
         shown_tokens = [t for e in shown for t in _tokens(e.content)]
         speakers = {fold(e.speaker): e.speaker for e in shown if e.speaker}
         found: dict[str, list[tuple[int, int, Assertion]]] = {}
+        mentions: dict[str, list[TimeMention]] = {}  # event id -> its resolved time expressions, read once
 
         def drop(why: str) -> None:
             stats["dropped"][why] = stats["dropped"].get(why, 0) + 1
@@ -211,17 +217,18 @@ class LLMAssertionExtractor:
             if value is None:
                 drop("ungrounded_value")
                 continue
+            pos = fold(ev.content).find(fold(value)) if value else -1
             a = Assertion(id="", event_id=ev.id, entity=entity, attribute=attr, value=value,
                           value_key="" if item.negated and attr.startswith("plan:") and value == "planned"
                           else norm_name(value),
                           time=ev.occurred_at, surface=value, negated=item.negated, seq=ev.seq,
-                          layer_version=LAYER_VERSION)
+                          layer_version=LAYER_VERSION,
+                          valid_from=self._stated_day(ev, attr, pos, len(value), mentions))
             same = found.setdefault(ev.id, [])
             if any((b.entity_key, b.attribute, b.value_key, b.negated) == (a.entity_key, a.attribute, a.value_key, a.negated)
                    for _, _, b in same):
                 drop("duplicate")
                 continue
-            pos = fold(ev.content).find(fold(value)) if value else -1
             same.append((pos if pos >= 0 else len(ev.content), n, a))
             stats["kept"] += 1
         out = []
@@ -229,6 +236,18 @@ class LLMAssertionExtractor:
             for k, (_, _, a) in enumerate(sorted(found.get(e.id, []), key=lambda t: (t[0], t[1]))):
                 out.append(replace(a, id=f"{e.id}#{k}"))
         return out
+
+    @staticmethod
+    def _stated_day(ev: LayerEvent, attr: str, pos: int, length: int,
+                    mentions: dict[str, list[TimeMention]]) -> date | None:
+        """The day the claim takes effect when the message names it, read as the rules read it
+        (`assertion_dates.stated_day` on the value's words in the message): "I start at the clinic on May 6"
+        holds from May 6. None (the message's own day) when the value is not in the message's words."""
+        if pos < 0:
+            return None
+        if ev.id not in mentions:
+            mentions[ev.id] = resolve_time_expressions(ev.content, ev.occurred_at)
+        return stated_day(ev.content, pos, pos + length, ev.occurred_at, attr, mentions[ev.id])
 
     @staticmethod
     def _entity(raw: str, ev: LayerEvent, speakers: dict[str, str], shown_tokens: Sequence[str]) -> str | None:
@@ -270,34 +289,3 @@ def _value(attr: str, value: str, negated: bool, ev: LayerEvent, shown_tokens: S
     if _grounded(value, tokens) or (negated and _grounded(value, shown_tokens)):
         return _surface(value, ev.content)
     return None
-
-
-def _same_name(a: str, b: str) -> bool:
-    return a != b and bool(a) and bool(b) and (a.startswith(b + " ") or b.startswith(a + " "))
-
-
-def _resolve_cancellations(found: list[Assertion]) -> list[Assertion]:
-    """As the rules' `extract_all` does: a cancellation naming no plan takes the plan it ends, and a
-    named value said again in a shorter or longer form ("I left Tallow" after "I joined Tallow
-    Studio") takes the value key it was first given, so a negation meets the claim it is about."""
-    out: list[Assertion] = []
-    latest: dict[tuple[str, str], Assertion] = {}
-    latest_any: dict[str, Assertion] = {}
-    keys: dict[str, list[str]] = {}
-    for a in found:
-        if a.value[:1].isupper() and a.value_key:
-            seen = keys.setdefault(a.attribute, [])
-            first = next((k for k in seen if _same_name(k, a.value_key)), None)
-            if first is not None:
-                a = replace(a, value_key=first)
-            elif a.value_key not in seen:
-                seen.append(a.value_key)
-        if a.attribute.startswith("plan:"):
-            if a.negated and a.value == "planned":
-                prior = latest.get((a.entity_key, a.attribute)) or latest_any.get(a.attribute)
-                if prior is not None:
-                    a = replace(a, entity=prior.entity, value=prior.value, value_key=prior.value_key)
-            elif not a.negated:
-                latest[(a.entity_key, a.attribute)] = latest_any[a.attribute] = a
-        out.append(a)
-    return out

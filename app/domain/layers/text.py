@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from functools import lru_cache
 
 # Letters are any script's letters ("Belém", "Müller", "Zoë"), not ASCII only.
@@ -113,6 +113,7 @@ def strip_punct(text: str) -> str:
     return text[i:j]
 
 
+@lru_cache(maxsize=1 << 16)
 def norm_name(name: str) -> str:
     """The key two surface forms share when they name the same thing ("The Louvre's" ~ "louvre",
     "Seattle!" ~ "seattle", "Belém" ~ "belem"): folded case and diacritics, no edge punctuation,
@@ -143,6 +144,10 @@ def _clean_tok(tok: str) -> str:
 
 @lru_cache(maxsize=65536)
 def _spans_cached(text: str, known: frozenset[str], common: frozenset[str]) -> tuple[str, ...]:
+    return _spans(text, known, common)
+
+
+def _spans(text: str, known: Container[str], common: Container[str]) -> tuple[str, ...]:
     out: list[str] = []
     for sent in split_sentences(text):
         toks = _TOKEN_SPAN_RE.findall(sent)
@@ -192,15 +197,17 @@ def _spans_cached(text: str, known: frozenset[str], common: frozenset[str]) -> t
     return tuple(out)
 
 
-def capitalised_spans(text: str, known: frozenset[str] = frozenset(),
-                      common: frozenset[str] = frozenset()) -> list[str]:
+def capitalised_spans(text: str, known: Container[str] = frozenset(),
+                      common: Container[str] = frozenset()) -> list[str]:
     """Named things: runs of capitalised tokens ("Grand Canyon", "University of Michigan").
 
     A sentence-initial word counts only when it starts a multi-word run or is a name already known
     (`known` holds normalised names, e.g. the speakers), since grammar capitalises every first word.
     A lone word in `common` (see `common_words`) never counts: "Ensure" opening a list item is not a name.
     """
-    return list(_spans_cached(text, known, common))
+    if isinstance(known, frozenset) and isinstance(common, frozenset):
+        return list(_spans_cached(text, known, common))
+    return list(_spans(text, known, common))  # live sets (the graph's fold): not cached
 
 
 _WORD_CASE_RE = re.compile(r"\b[^\W\d_](?:[^\W\d_A-Z]|['’\-])*[^\W\d_A-Z]\b")

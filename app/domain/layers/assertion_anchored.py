@@ -1,0 +1,113 @@
+"""Changes and retractions read through what the speaker already said: the attribute comes from the
+conversation, not from a verb the rules know. "I've switched from chemistry to physics" after "I
+study chemistry" is a new value of `studies`; "the outpatient clinic instead of the ward" after "I'm
+on the cardiology ward" a new `works_in`; "I cancelled FitHaus" after "I'm a member of FitHaus" ends
+that membership; "Lisbon is off" after a trip to Lisbon ends the trip. Whatever the attribute,
+the form is the same: an old value the speaker holds, named again in a change ("from A to B", "B
+instead of A") or an ending ("cancelled A", "A is off"), so the forms need no list of attributes,
+values or topics.
+
+An old value matches one the speaker said before when it is the same name, one name's short or long
+form ("Tallow" / "Tallow Studio"), or the same head word ("the ward" / "the cardiology ward").
+Pure functions over one event's text and the speaker's earlier claims; no I/O.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING, Sequence
+
+from app.domain.layers.assertion_context import same_name
+from app.domain.layers.text import NOT_NAMES, STOPWORDS, norm_name
+
+from app.domain.layers.assertion_dates import stated_day
+from app.domain.layers.events import LayerEvent
+
+if TYPE_CHECKING:
+    from app.domain.layers.assertions import Assertion
+
+_W = r"[\w'’&\.\-]+"
+_PHRASE = rf"(?:{_W}\s+){{0,3}}?{_W}"
+_DET = r"(?:(?:the|my|our|a|an|that|this)\s+)?"
+# where a named value ends: punctuation, the end, or a word that starts a new part of the clause
+_STOP = r"(?=\s*(?:[.,!?;:)]|$)|\s+(?:now|then|too|as\s+well|by\s+the\s+way|because|since|after|before|so|and|but|" \
+        r"this|next|last|on|in|at|for|from|with|until|instead|anyway|though|already|again|over|during|when|while|" \
+        r"after|before|around|within|yesterday|today|tonight|tomorrow)\b)"
+_CHANGE_VERB = (r"(?:switch|switched|switching|change|changed|changing|move|moved|moving|transfer|transferred|"
+                r"transferring|swap|swapped|swapping|go|went|going|upgrade|upgraded|downgrade|downgraded|convert|"
+                r"converted|shift|shifted)")
+_FROM_TO = re.compile(rf"(?i)\b{_CHANGE_VERB}\b[^.!?;]{{0,40}}?\bfrom\s+{_DET}(?P<old>{_PHRASE}?)\s+to\s+{_DET}(?P<new>{_PHRASE}){_STOP}")
+_INSTEAD = re.compile(rf"(?i)\b(?:the|a|an|my|our|to|for|in|at|on|with|up|chose|picked|took)\s+(?P<new>{_PHRASE})\s+"
+                      rf"instead\s+of\s+{_DET}(?P<old>{_PHRASE}){_STOP}")
+_END_VERB = (r"(?:cancel(?:l)?ed|cancel(?:l)?ing|quit|left|dropped|ditched|scrapped|gave\s+up|given\s+up|stopped|"
+             r"called\s+off|pulled\s+out\s+of|dropped\s+out\s+of|backed\s+out\s+of|withdrew\s+from)")
+_ENDED = re.compile(rf"(?i)\b(?P<subj>I|we)\b(?:\s+(?:have|'ve|had|just|finally|also|already|officially))*\s+{_END_VERB}\s+{_DET}(?P<old>{_PHRASE}){_STOP}")
+_IS_OFF = re.compile(rf"(?i)(?:^|[.!?,;:]\s*|\bso\s+|\band\s+|\bbut\s+)(?:the\s+|our\s+|my\s+)?(?P<old>{_PHRASE})\s+(?:is|'s|are|has\s+been|was)\s+"
+                     rf"(?:off|cancell?ed|called\s+off|not\s+happening)\b(?!\s+(?:to|on|at|the|work|early|late)\b)")
+
+
+def _head(key: str) -> str:
+    return key.rsplit(" ", 1)[-1] if key else ""
+
+
+def _matches(phrase: str, value_key: str) -> bool:
+    """Whether the words `phrase` name the value keyed `value_key`: the same name, a short or long
+    form of it, or the same head word (the last word: "ward" / "cardiology ward")."""
+    k = norm_name(phrase)
+    if not k or not value_key:
+        return False
+    return k == value_key or same_name(k, value_key) or (_head(k) == _head(value_key) and len(_head(k)) > 2)
+
+
+def _held(phrase: str, said: Sequence["Assertion"]) -> "Assertion | None":
+    """The speaker's latest claim whose value the phrase names, if exactly one attribute fits."""
+    hits = [a for a in said if not a.negated and _matches(phrase, a.value_key)]
+    if not hits or len({a.attribute for a in hits}) > 1:
+        return None  # nothing held, or the name fits two attributes: not decidable from the words
+    return hits[-1]
+
+
+def _usable(value: str, like: "Assertion") -> str | None:
+    """The new value as written, when it can stand for the old one's kind (a name for a name)."""
+    v = re.sub(r"(?i)^(?:the|a|an|my|our)\s+", "", value.strip(" '’\"").rstrip(".,;:!?"))
+    low = v.lower()
+    if not v or low in STOPWORDS or low in NOT_NAMES or low.split(" ")[0] in ("it", "that", "this", "them", "one"):
+        return None
+    if like.value[:1].isupper() and not v[:1].isupper() and not v[:1].isdigit():
+        return None  # "from Heroku to something cheaper": not a name where a name stood
+    return v
+
+
+def anchored_claims(event: LayerEvent, found: Sequence["Assertion"], said: Sequence["Assertion"]) -> list["Assertion"]:
+    """Claims of one event (its content) read through the speaker's earlier claims `said` (their own, in order):
+    a new value where the event changes one they hold, a negation where it ends one. Claims the
+    event's rules already made (`found`, the same entity, attribute and value) are not repeated."""
+    text = event.content
+    out: list["Assertion"] = []
+
+    def add(like: "Assertion", value: str, key: str, negated: bool, m: re.Match) -> None:
+        if any(f.entity_key == like.entity_key and f.attribute == like.attribute and f.negated == negated
+               and (f.value_key == key or same_name(f.value_key, key)) for f in [*found, *out]):
+            return
+        if negated and any(f.entity_key == like.entity_key and f.negated and (f.value_key == key or same_name(f.value_key, key))
+                           for f in found):
+            return  # the rules ended it already, under another attribute: the cross-claim step fixes that
+        out.append(replace(like, id=f"{event.id}#{len(found) + len(out)}", event_id=event.id, value=value,
+                           value_key=key, surface=m.group(0).strip(), negated=negated, superseded_by=None,
+                           time=event.occurred_at, seq=event.seq,
+                           valid_from=stated_day(text, m.start(), m.end(), event.occurred_at, like.attribute)))
+
+    for rx in (_FROM_TO, _INSTEAD):
+        for m in rx.finditer(text):
+            old = _held(m.group("old"), said)
+            new = _usable(m.group("new"), old) if old is not None else None
+            if old is None or new is None or _matches(new, old.value_key):
+                continue
+            add(old, new, norm_name(new), False, m)
+    for rx in (_ENDED, _IS_OFF):
+        for m in rx.finditer(text):
+            old = _held(m.group("old"), said)
+            if old is not None:
+                add(old, old.value, old.value_key, True, m)
+    return out
+

@@ -1,0 +1,120 @@
+"""What one event's rule matches mean together, before the cross-claim step: claims one match implies
+(a named pet is a pet one has), one spelling per kind of pet, a status a noun phrase implies given up
+to the status the same event states ("my partner and I are getting married": engaged, not "in a
+relationship"), a "move" whose subject is a product (a migration, not a residence), and the values of
+the value kinds the rule table adds (occupations in a work frame, numbered addresses).
+Pure functions; no I/O.
+"""
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from app.domain.layers.assertion_rules import CAT_BREEDS, DOG_BREEDS, OCCUPATIONS, TOOL_NOUNS
+from app.domain.layers.assertion_text import tool_kind
+
+# one spelling per kind of pet: "a puppy called Pip" is a dog named Pip
+PET_KIND = {"puppy": "dog", "pup": "dog", "doggo": "dog", "kitten": "cat", "kitty": "cat", "bunny": "rabbit",
+            "pony": "horse", **{b: "dog" for b in DOG_BREEDS.split("|")}, **{b: "cat" for b in CAT_BREEDS.split("|")}}
+_KIND_AFTER = re.compile(rf"\s+(?:(?:as|for)\s+(?:our|the|my|a|an|their)\s+(?:new\s+|main\s+)?)?(?P<noun>{TOOL_NOUNS})s?\b", re.I)
+_KIND_BEFORE = re.compile(rf"\b(?:the|our|my)\s+(?:new\s+|main\s+)?(?P<noun>{TOOL_NOUNS})\s+(?:\w+\s+){{0,3}}$", re.I)
+_NOUN_KIND = {"db": "database", "optimiser": "optimizer", "host": "hosting", "base model": "model", "backbone": "model"}
+# words shaped like a title that are not occupations, in "a ___ at X" ("a member at", "a regular at")
+_NOT_TITLES = frozenset("""member customer user beginner partner mother father brother sister daughter other winner
+    runner newcomer foreigner passenger patient resident parent client regular fan viewer reader listener follower
+    supporter subscriber owner homeowner leaver visitor guest tenant neighbour neighbor volunteer believer lover
+    prisoner stranger""".split())
+_TITLE_SHAPE = re.compile(r"[a-z]+(?:er|or|ist|ian|ant|eer|man|woman|ess|ive|ent)")
+_SENIORITY = frozenset("new junior senior first only trainee acting interim".split())
+_STRONGER = {"in a relationship": ("engaged", "married")}
+
+Found = tuple  # (start, entity, attribute, value, surface, negated, stop), as `assertions.extract_assertions` builds them
+
+
+def framed_occupation(raw: str) -> str | None:
+    """The title in a work frame ("a dispatcher at X", "the project manager job"): its last word is a
+    known occupation or has a title's shape and is not a known non-title; seniority words dropped."""
+    words = [w for w in raw.lower().split() if w]
+    while words and words[0] in _SENIORITY:
+        words = words[1:]
+    if not words:
+        return None
+    last = words[-1]
+    if last in OCCUPATIONS or (_TITLE_SHAPE.fullmatch(last) and last not in _NOT_TITLES):
+        return " ".join(words)
+    return None
+
+
+def address(raw: str) -> str | None:
+    """A numbered address as written ("5 Hollins Lane"), without trailing punctuation."""
+    v = raw.strip().rstrip(".,;:!?")
+    return v if re.match(r"\d{1,4}[A-Za-z]?\s+\S", v) else None
+
+
+def kind_near(text: str, start: int, end: int) -> str | None:
+    """The kind of an unknown tool from the nouns around its name: "the Quill optimizer", "Kestrel as our
+    scheduler", "the optimizer from Adam to AdamW"."""
+    m = _KIND_AFTER.match(text, end) or _KIND_BEFORE.search(text[max(0, start - 40):start])
+    if not m:
+        return None
+    noun = m.group("noun").lower()
+    return _NOUN_KIND.get(noun, noun)
+
+
+def pet_attribute(attr: str) -> str:
+    head, _, kind = attr.partition(":")
+    return f"{head}:{PET_KIND.get(kind, kind)}" if head == "pet_name" and kind else attr
+
+
+def settle_found(found: list[Found], speaker: str) -> list[Found]:
+    """One event's matches made consistent (see the module's docstring)."""
+    out: list[Found] = []
+    for f in found:
+        start, entity, attr, value, surface, negated, stop = f
+        attr = pet_attribute(attr)
+        if attr == "has_pet":
+            value = PET_KIND.get(value.lower(), value)
+        if attr in ("lives_in", "moving_to") and tool_kind(entity) and not negated:
+            # "Postgres moved to Neon": the product moved, the speaker's tool changed
+            attr, entity = f"uses:{tool_kind(entity)}", speaker
+        elif attr.startswith("uses:") and tool_kind(entity):  # "Our Postgres moved to X": still the speaker's
+            entity = speaker
+        out.append((start, entity, attr, value, surface, negated, stop))
+    # a pet named is a pet one has: "my cat Biscuit"
+    for start, entity, attr, value, surface, negated, stop in list(out):
+        if attr.startswith("pet_name:") and not negated:
+            kind = attr.partition(":")[2]
+            if not any(g[1] == entity and g[2] == "has_pet" and g[3].lower() == kind for g in out):
+                out.append((start, entity, "has_pet", kind, surface, False, stop))
+    # a status a noun phrase implies yields to a stronger one the same event states
+    stated = {(g[1], g[3]) for g in out if g[2] == "relationship_status" and not _implied(g)}
+    return [g for g in out if not (g[2] == "relationship_status" and _implied(g)
+                                   and any((g[1], s) in stated for s in _STRONGER.get(g[3], ())))]
+
+
+def _implied(f: Found) -> bool:
+    return bool(re.fullmatch(r"(?i)my\s+\S+", f[4].strip()))
+
+
+def implied_and_known(entity_key: str, attribute: str, value: str, surface: str,
+                      said: Sequence) -> bool:
+    """A status implied by a noun phrase ("my partner") that a stronger standing one already covers
+    (the speaker said they are engaged): not a new claim, and no change."""
+    if attribute != "relationship_status" or not re.fullmatch(r"(?i)my\s+\S+", surface.strip()):
+        return False
+    standing = [a.value for a in said if a.attribute == "relationship_status" and a.entity_key == entity_key]
+    return bool(standing) and standing[-1] in _STRONGER.get(value, ())
+
+
+_HE = "son|brother|dad|father|husband|boyfriend|grandpa|grandfather|uncle|nephew|fiance"
+_SHE = "daughter|sister|mom|mum|mother|wife|girlfriend|grandma|grandmother|aunt|niece|fiancee|fiancée"
+_EITHER = "partner|friend|best friend|boss|roommate|cousin|neighbour|neighbor|manager|colleague|teacher|doctor"
+
+
+def relation_antecedent(text: str, pos: int, pronoun: str, speaker: str) -> str | None:
+    """Whom "he"/"she" at `pos` stands for when no name comes before it: the last "my <relation>" of the
+    text that fits the pronoun ("My son moved out, he lives in Bristol now": the speaker's son)."""
+    nouns = f"{_HE if pronoun.lower() == 'he' else _SHE}|{_EITHER}"
+    hits = list(re.finditer(rf"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:new|older|younger|little|big|eldest|oldest|youngest)\s+)?({nouns})\b",
+                            text[:pos]))
+    return f"{speaker}'s {hits[-1].group(1).lower()}" if hits else None

@@ -1,0 +1,27 @@
+"""What the test_layers_generalise_*.py modules share: a conversation of turns a week apart from a Monday,
+its timeline (the rule extractor, then consolidation), and one entry of it, found or named as missing."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from app.domain.layers.assertions import extract_all
+from app.domain.layers.consolidation import build_timeline
+from app.domain.layers.events import LayerEvent
+
+
+T0 = datetime(2024, 2, 5, 9, 0, tzinfo=timezone.utc)  # a Monday
+
+
+def events(*turns: tuple[str, str], days: int = 7) -> list[LayerEvent]:
+    return [LayerEvent(str(i), sp, text, T0 + timedelta(days=days * i), "c", seq=i)
+            for i, (sp, text) in enumerate(turns)]
+
+
+def timeline(*turns: tuple[str, str], days: int = 7):
+    return build_timeline(extract_all(events(*turns, days=days)))[0]
+
+
+def entry(tl, attribute: str, value: str, negated: bool = False):
+    hits = [a for a in tl if a.attribute == attribute and a.value == value and a.negated == negated]
+    assert hits, f"no {attribute} = {'NOT ' if negated else ''}{value} in {[(a.attribute, a.value, a.negated) for a in tl]}"
+    return hits[0]

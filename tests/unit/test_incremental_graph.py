@@ -1,0 +1,135 @@
+"""The memory graph's fold (graph/4, #18 item 4): the rule extractor's statistics and the closed
+events' facts, stopped after any batch, saved (`to_dict`, through JSON), restored and fed the rest,
+give exactly what one pass over the whole log gives: the same facts, and the same graph once
+assembled (entities with their ids, facets, the five edge types), the name vectors kept between
+batches (names encoded once). Plus the fold's promises: a closed event's facts never change, and a
+log no longer than the lookahead is extracted with the whole log's statistics, as before graph/4.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app.domain.layers.assertions import extract_all
+from app.domain.layers.events import LayerEvent, jsonable
+from app.domain.layers.graph_diff import NameVectors
+from app.domain.layers.graph_extract import RuleExtractor
+from app.domain.layers.graph_fold import FactFold, fact_to_dict, fold_facts
+from app.domain.layers.graph_model import assemble
+
+T0 = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)
+LINES = [
+    "My friend Priya Raman runs the Tallow Studio pottery class downtown.",
+    "Priya taught me glazing at Tallow last spring, the pottery class is great.",
+    "Last Saturday we went camping near Lake Tahoe.",
+    "Camping at Lake Tahoe sounds lovely. That's why I bought a tent.",
+    "Ensure the key is set before you deploy the service.",
+    "ensure you rotate the key, and use a pool for the database.",
+    "Use a pool when the API gets busy.",
+    "I live in Boston and I work at Google.",
+    "We moved to Denver last month because of my new job!",
+    "My sister Clara visited us in Denver, she loves the hiking trails.",
+    "Clara says the hiking trails near Boulder are even better.",
+    "Dr. Okafor said my knee needs two more weeks of rest.",
+    "Okafor is a great doctor, my husband Tom agrees.",
+    "Tom and I are going to the Harvest Festival on Friday.",
+]
+
+
+def make_log(seed: int, n: int) -> list[LayerEvent]:
+    rng = np.random.default_rng(seed)
+    out, t = [], T0
+    for i in range(n):
+        t += timedelta(minutes=int(rng.integers(0, 90)))
+        out.append(LayerEvent(str(1000 + i), ["Ana", "Ben", "Cy"][int(rng.integers(3 if i > n // 2 else 2))],
+                              f"{LINES[int(rng.integers(len(LINES)))]} ({i})", t, "c1", seq=i))
+    return out
+
+
+def fake_encode(keys: list[str]) -> np.ndarray:
+    """Deterministic name vectors: close for names sharing their first three letters."""
+    out = []
+    for k in keys:
+        v = np.zeros(32)
+        v[hash(k[:3]) % 32] = 1.0
+        v[zlib_hash(k) % 32] += 0.3
+        out.append(v / np.linalg.norm(v))
+    return np.array(out)
+
+
+def zlib_hash(s: str) -> int:
+    import zlib
+
+    return zlib.crc32(s.encode())
+
+
+def roundtrip(d: dict) -> dict:
+    return json.loads(json.dumps(d))
+
+
+def folded_in_batches(evs: list[LayerEvent], cuts: list[int], lookahead: int):
+    by_id = {e.id: e for e in evs}
+    state, vectors, encoded = None, {"keys": [], "dim": 0, "vecs": ""}, Counter()
+
+    def encode(keys: list[str]) -> np.ndarray:
+        encoded.update(keys)
+        return fake_encode(keys)
+
+    for a, b in zip([0, *cuts], [*cuts, len(evs)]):
+        rules = RuleExtractor()
+        fold = (FactFold(lookahead, rules) if state is None
+                else FactFold.from_dict(state, lambda ids: [by_id[i] for i in ids], rules))
+        for e in evs[a:b]:
+            fold.add(e)
+        names = NameVectors.from_dict(vectors, encode)
+        facts = fold.facts()
+        frag = assemble("c1", evs[:b], facts, [], names, assertions=extract_all(evs[:b]))
+        state, vectors = roundtrip(fold.to_dict()), roundtrip(names.to_dict())
+    return facts, frag, encoded
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 60), lookahead=st.sampled_from([1, 3, 8, 40]),
+       data=st.data())
+def test_folding_in_batches_equals_one_pass(seed, n, lookahead, data):
+    evs = make_log(seed, n)
+    cuts = sorted(data.draw(st.sets(st.integers(1, n - 1), max_size=6)))
+    facts, frag, encoded = folded_in_batches(evs, cuts, lookahead)
+    _, one = fold_facts(evs, RuleExtractor(), lookahead)
+    assert [fact_to_dict(f) for f in facts] == [fact_to_dict(f) for f in one]
+    assert [f.event_id for f in facts] == [f.event_id for f in one]
+    whole = assemble("c1", evs, one, [], NameVectors(fake_encode), assertions=extract_all(evs))
+    assert jsonable(frag) == jsonable(whole)
+    assert max(encoded.values(), default=1) == 1  # each name encoded once over all the batches
+
+
+def test_closed_facts_never_change_and_a_short_log_uses_the_whole_log():
+    evs = make_log(3, 60)
+    fold = FactFold(8, RuleExtractor())
+    kept: dict[str, list] = {}
+    for e in evs:
+        fold.add(e)
+        for eid, facts in fold.closed:
+            assert kept.setdefault(eid, facts) == facts
+    assert len(fold.closed) == 52 and len(fold.tail) == 8
+    short = evs[:30]
+    _, folded = fold_facts(short, RuleExtractor(), 40)
+    assert [fact_to_dict(f) for f in folded] == [fact_to_dict(f) for f in RuleExtractor().facts(short)]
+
+
+def test_a_later_statistic_does_not_reach_a_closed_event():
+    """"Ensure" is a name until the log writes it in lower case twice: an event closed before that
+    keeps what it was extracted with; a rebuild gives the same (the fold, not the whole log)."""
+    evs = [LayerEvent(str(i), "Ana", c, T0 + timedelta(minutes=i), "c1", seq=i) for i, c in enumerate([
+        "We met Ensure yesterday.", "It was fine.", "ensure the key is set.", "ensure the pool is used.",
+        "Ensure the key rotates."])]
+    _, facts = fold_facts(evs, RuleExtractor(), 1)
+    first = [n for f in facts if f.event_id == "0" for n, _ in f.entities]
+    assert "Ensure" in first
+    last = [n for f in facts if f.event_id == "4" for n, _ in f.entities]
+    assert "Ensure" not in last
