@@ -38,6 +38,8 @@ class Recipe(BaseModel):
     dense: bool = _field(True, "dense_enabled", "Embedding (cosine) signal.", stage=True)
     derived: bool = _field(False, "derived_enabled", "Full-text over resolved dates and entity names (the layers' "
                            "search text); off: measured worse.", stage=True)
+    findable: bool = _field(True, "findable_enabled", "Full-text over what makes a turn findable beside its "
+                            "words: the turn it answers and its session's date (issue #17 item 6).", stage=True)
     graph: bool = _field(True, "graph_enabled", "Personalized PageRank over the entity graph from the question's "
                          "entities.", stage=True)
     bundle: bool = _field(True, "bundle_enabled", "With the graph: PRISM typed-path bundle search from the dense "

@@ -10,7 +10,7 @@ from app.settings import Settings
 
 # The default pipeline before the recipe was declared once (field for field, as `describe()` echoes it).
 SHIPPED = {
-    "lexical": True, "dense": True, "derived": False, "graph": True, "bundle": True, "expansion": False,
+    "lexical": True, "dense": True, "derived": False, "findable": True, "graph": True, "bundle": True, "expansion": False,
     "separation": True, "lexical_weight": 1.0, "dense_weight": 1.0, "rrf_k": 60, "candidate_pool": 100,
     "window": True, "window_max_days": 92, "recency": True, "intent": True, "intent_weights": True,
     "reweight": True, "learned": True, "asker": True, "asker_beta": 1.0, "addressee_beta": 0.5, "speaker_beta": 0.0,
@@ -23,6 +23,7 @@ ENV = {
     "lexical": ("PALIMPSEST_LEXICAL_ENABLED", "false", False),
     "dense": ("PALIMPSEST_DENSE_ENABLED", "false", False),
     "derived": ("PALIMPSEST_DERIVED_ENABLED", "true", True),
+    "findable": ("PALIMPSEST_FINDABLE_ENABLED", "false", False),
     "graph": ("PALIMPSEST_GRAPH_ENABLED", "false", False),
     "bundle": ("PALIMPSEST_BUNDLE_ENABLED", "false", False),
     "expansion": ("PALIMPSEST_EXPANSION_ENABLED", "true", True),
