@@ -114,6 +114,10 @@ class Settings(RecipeSettings):  # type: ignore[misc, valid-type]
     max_token_budget: int = 32000
     max_query_chars: int = 4000
     lexical_stats_ttl_s: float = 60.0  # BM25's N and avgdl per scope are recounted at most this often
+    # The findable text (app/storage/findable.py) also holds the turn each event answers (the one
+    # before it); off: on validation it cost BEAM 4.8 points of r@10 for LoCoMo's 1.6 (docs/models.md).
+    # Read when an event is embedded: switching it rewrites nothing already stored.
+    findable_previous: bool = False
     # In a scope of more than `lexical_prune_above` events, terms held by more than `lexical_common_share`
     # of all events only score, never find candidates (enumerating their matches is what grows).
     lexical_common_share: float = 0.01  # bench/results/lexical-scale-*.md

@@ -9,11 +9,14 @@ LLM, top 50, budget 2,000), the same recipe with `learned` on (the model file th
 and BM25, dense and RRF over the same turns (`bench.baselines`). Scored by `bench.evaluate`
 (r@5, r@10, all@10, mrr, er@2k; the context as the service assembles it). LoCoMo is reported with
 and without its adversarial category, BEAM without abstention. Writes
-`bench/results/fusion-validation-<date>.{md,json}`.
+`bench/results/fusion-validation-<date>[-<tag>].{md,json}` (tag: $PALIMPSEST_FUSION_EVAL_TAG, so a
+run does not overwrite a committed report). $PALIMPSEST_FUSION_EVAL_EXTRA adds rows: a JSON list of
+[label, recipe overrides, model file], e.g. an ablation's model fitted with a stage off.
 """
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 import time
@@ -122,6 +125,8 @@ def evaluate(tenant_id: int, only: tuple[str, ...] | None = None, prefetch: bool
         if model is not None:
             runs += [("learned", {"learned": True}, model),
                      ("learned + reweight on top", {"learned": True}, WithReweight(model))]
+            for label, overrides, path in json.loads(os.environ.get("PALIMPSEST_FUSION_EVAL_EXTRA") or "[]"):
+                runs.append((label, {"learned": True} | overrides, FusionRanker.load(Path(path))))
         for label, overrides, fm in runs:
             if label == "default":
                 answers, ms = _cached_answers(f"{name}-default",
@@ -183,7 +188,8 @@ def markdown(result: dict[str, Any]) -> str:
 
 def write(result: dict[str, Any]) -> Path:
     OUT_DIR.mkdir(parents=True, exist_ok=True)
-    stem = OUT_DIR / f"fusion-validation-{datetime.now(UTC):%Y%m%d}"
+    tag = os.environ.get("PALIMPSEST_FUSION_EVAL_TAG")
+    stem = OUT_DIR / (f"fusion-validation-{datetime.now(UTC):%Y%m%d}" + (f"-{tag}" if tag else ""))
     stem.with_suffix(".json").write_text(json.dumps(result, indent=1, default=str) + "\n")
     stem.with_suffix(".md").write_text(markdown(result) + "\n")
     print(f"wrote {stem}.md / .json", file=sys.stderr)

@@ -29,7 +29,9 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-CACHE = ROOT / "var" / "fusion"
+# $PALIMPSEST_FUSION_CACHE / $PALIMPSEST_FUSION_OUT: another feature cache and model file (an ablation
+# collected with a stage off, e.g. PALIMPSEST_FINDABLE_ENABLED=false, without touching the shipped one)
+CACHE = Path(os.environ.get("PALIMPSEST_FUSION_CACHE") or ROOT / "var" / "fusion")
 DATASETS = ("locomo", "beam")
 POOL_TOP_K = 1000  # every fused candidate comes back
 
@@ -251,9 +253,10 @@ def train_and_choose(tenant_id: int | None) -> dict[str, Any]:
     trained_on = {ds: list(train_ids(ds)) for ds in DATASETS}
     doc = model_doc(kind, booster if kind == "lightgbm" else logistic, trained_on,
                     {"candidates_only": results, "cv": [[p, round(v, 4)] for p, v in cv]}, params)
-    MODEL_FILE.parent.mkdir(parents=True, exist_ok=True)
-    MODEL_FILE.write_text(json.dumps(doc, indent=1) + "\n")
-    print(f"wrote {MODEL_FILE} ({kind})", file=sys.stderr)
+    out = Path(os.environ.get("PALIMPSEST_FUSION_OUT") or MODEL_FILE)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"wrote {out} ({kind})", file=sys.stderr)
     return doc
 
 

@@ -93,6 +93,13 @@ def turn_text(speaker: str | None, content: str) -> str:
     return f"{speaker}: {content}" if speaker else content
 
 
+def embedding_text(content: str) -> str:
+    """What an event's vector encodes: its words alone (migration 0012). A name in front of every
+    turn pulls each of that speaker's turns toward any question naming them ("Where does Daniel live
+    now?" found Daniel's "How are you finding it?" first); who spoke is a field and a ranker feature."""
+    return content
+
+
 # What a retry must say the same way as the stored event. `occurred_at` and `metadata` count only
 # when the retry gives them: when it leaves them out, the server filled them in (now, {}).
 COMPARED = ("speaker", "content", "role", "recipient")

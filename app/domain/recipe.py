@@ -38,6 +38,8 @@ class Recipe(BaseModel):
     dense: bool = _field(True, "dense_enabled", "Embedding (cosine) signal.", stage=True)
     derived: bool = _field(False, "derived_enabled", "Full-text over resolved dates and entity names (the layers' "
                            "search text); off: measured worse.", stage=True)
+    findable: bool = _field(True, "findable_enabled", "Full-text over what makes a turn findable beside its "
+                            "words: the turn it answers and its session's date (issue #17 item 6).", stage=True)
     graph: bool = _field(True, "graph_enabled", "Personalized PageRank over the entity graph from the question's "
                          "entities.", stage=True)
     bundle: bool = _field(True, "bundle_enabled", "With the graph: PRISM typed-path bundle search from the dense "
@@ -68,6 +70,9 @@ class Recipe(BaseModel):
     learned: bool = _field(True, "learned_enabled", "Order the candidates by the learned fusion model (features of "
                            "every signal, `python -m training.fusion`) instead of weighted RRF and the reweight.",
                            stage=True)
+    current_first: bool = _field(True, "current_first_enabled", "With the learned ranker: a question asking for a "
+                                 "current value (knowledge_update intent) gets the turn that superseded a candidate "
+                                 "just above it (brought in when it was not retrieved).", stage=True)
     asker: bool = _field(True, "asker_enabled", "With reweight: a question in the first person prefers the user's "
                          "turns, one addressed to \"you\" the assistant's (events with roles).", stage=True)
     # Role and speaker priors, fitted on the train split by `python -m bench.priors_eval fit` (grid

@@ -20,7 +20,8 @@ from sqlalchemy import Connection
 
 from app.domain.layer_registry import REBUILT_AFTER_FORGET
 from app.storage import audit
-from app.storage import layer_runs, outbox, signals
+from app.settings import get_settings
+from app.storage import findable, layer_runs, outbox, signals
 from app.storage.tenants import Principal
 
 
@@ -100,4 +101,6 @@ def forget_derived(conn: Connection, tenant_id: int, conversation_ids: Sequence[
         return
     layer_runs.delete_conversation_rows(conn, tenant_id, convs)
     signals.clear_derived_text(conn, tenant_id, convs)
+    # a turn's findable text may quote the one before it, and is in the conversation's language
+    findable.refresh(conn, tenant_id, convs, previous=get_settings().findable_previous)
     outbox.mark_conversations_pending(conn, tenant_id, convs, layers)

@@ -27,7 +27,7 @@ import structlog
 from sqlalchemy import Engine
 
 from app.adapters.embedder import get_embedder
-from app.domain.event import turn_text
+from app.domain.event import embedding_text
 from app.domain.layer_registry import DEPENDS, LAYERS, dependents_of
 from app.ports import Dispatcher
 from app.services.builds import ENGRAMS, GATE, SURPRISE
@@ -37,7 +37,7 @@ from app.services import language
 from app.services.layer_job import Context, ConversationLayer, Outcome
 from app.settings import get_settings
 from app.storage import events as event_store
-from app.storage import layer_runs, outbox, vectors
+from app.storage import findable, layer_runs, outbox, vectors
 from app.storage.db import get_engine
 
 log = structlog.get_logger(__name__)
@@ -59,9 +59,11 @@ def embed_pending(pks: list[int], engine: Engine | None = None) -> int:
     if not rows:
         return 0
     embedder = get_embedder()
-    vecs = embedder.encode([turn_text(sp, content) for _, _, _, sp, content in rows])
+    vecs = embedder.encode([embedding_text(content) for _, _, _, _, content in rows])
     with engine.begin() as conn:
         vectors.upsert_embeddings(conn, embedder.name, [(pk, t, c) for pk, t, c, _, _ in rows], vecs)
+        # its session's date (and, when set, the turn it answers): issue #17 item 6
+        findable.write(conn, [r[0] for r in rows], previous=get_settings().findable_previous)
         outbox.mark_done(conn, EMBED, [r[0] for r in rows])
     return len(rows)
 

@@ -32,6 +32,7 @@ from app.domain.retrieval.intent import get_router
 from app.domain.retrieval.ranking import (
     RECENCY_MIN_WEIGHT,
     RankedItem,
+    current_first,
     fuse,
     fusion_weights,
     learned_ranked,
@@ -115,8 +116,10 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
 
     # 2. hydrate: every candidate once (the recency list re-orders these, fusion ranks only these)
     found = {pk for hits in signals.values() for pk, _ in hits}
-    knowledge_update = recipe.reweight and intent is not None and intent.label == "knowledge_update"
-    rows, sig = candidate_rows(conn, q.scope.tenant_id, found, signals=recipe.reweight or recipe.summaries,
+    knowledge_update = (recipe.reweight or recipe.current_first) and intent is not None \
+        and intent.label == "knowledge_update"
+    rows, sig = candidate_rows(conn, q.scope.tenant_id, found,
+                               signals=recipe.reweight or recipe.summaries or recipe.current_first,
                                superseding=knowledge_update)
     clock.lap("hydrate")
 
@@ -138,6 +141,8 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
         # the reweight's factors are among the model's features: it does not apply again on top
         ranked = learned_ranked(ranked, model, query=q.query, intent=intent, signals=signals, signals_of=sig,
                                 reference_time=None, explain=q.top_k)  # recency: before the newest candidate
+        if recipe.current_first and intent is not None and intent.label == "knowledge_update":
+            ranked = current_first(ranked, signals_of=sig, events=rows, scope=q.scope, depth=recipe.reweight_depth)
         clock.lap("learned")
     elif recipe.reweight and intent is not None and ranked:
         ranked = reweight_ranked(ranked, intent, q.query, q.scope, recipe, signals_of=sig, events=rows)

@@ -1,4 +1,4 @@
-"""The retrieval signals, one `Retriever` each (`app.ports`): lexical, dense, derived, expansion,
+"""The retrieval signals, one `Retriever` each (`app.ports`): lexical, dense, derived, findable, expansion,
 separation, graph and the temporal window. Each says whether it runs for this question
 (`applies`) and returns its ranked hits (`run`); the query service runs them in `RETRIEVERS`'
 order, the first phase of a query, and reads nothing else until they are all done.
@@ -39,6 +39,7 @@ from app.storage.candidates import (
     search_extra_candidates,
     window_candidates,
 )
+from app.storage.findable import findable_candidates
 
 GRAPH_PREFER_DEPTH = 30  # the other signals' top hits the graph neighbourhood reaches first
 GRAPH_NODES = 400  # the neighbourhood PageRank runs on (nodes read per query)
@@ -134,6 +135,19 @@ class Derived:
     def run(self, ctx: SearchContext) -> list[Hit]:
         return _hits(search_extra_candidates(ctx.conn, ctx.scope.tenant_id, ctx.scope.conversation_id, ctx.query,
                                              ctx.recipe.candidate_pool))
+
+
+class Findable:
+    """Full-text over what makes a turn findable beside its own words: the turn it answers and its
+    session's date (`app.storage.findable`)."""
+
+    name = "findable"
+
+    def applies(self, ctx: SearchContext) -> bool:
+        return ctx.recipe.findable
+
+    def run(self, ctx: SearchContext) -> list[Hit]:
+        return _hits(findable_candidates(ctx.conn, ctx.scope, ctx.query, ctx.recipe.candidate_pool))
 
 
 class Expansion:
@@ -237,4 +251,4 @@ class Temporal:
 
 SEPARATION = Separation()
 GRAPH = Graph()
-RETRIEVERS = (Lexical(), Dense(), Derived(), Expansion(), SEPARATION, GRAPH, Temporal())
+RETRIEVERS = (Lexical(), Dense(), Derived(), Findable(), Expansion(), SEPARATION, GRAPH, Temporal())

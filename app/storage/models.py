@@ -34,7 +34,9 @@ EMBEDDING_DIM = 384
 # set on insert from its conversation's or tenant's language: migration 0008). 'english' (the
 # default) gives stemming and stop words, exactly the expression of migration 0001; every other
 # language 'simple'. The column is generated so it can never drift from the verbatim content.
-TSV_EXPRESSION = "to_tsvector(search_config, coalesce(speaker, '') || ' ' || content)"
+# The words said, not who said them (migration 0012): a question naming Daniel must not find every
+# turn of Daniel's by the name alone; the speaker is a field of its own and a feature of the ranker.
+TSV_EXPRESSION = "to_tsvector(search_config, content)"
 
 
 class Base(DeclarativeBase):
@@ -169,6 +171,7 @@ class EventSignals(Base):
     __table_args__ = (
         Index("ix_event_signals_scope", "tenant_id", "conversation_id"),
         Index("ix_event_signals_search_extra", "search_extra_tsv", postgresql_using="gin"),
+        Index("ix_event_signals_findable", "findable_tsv", postgresql_using="gin"),
     )
 
     event_pk: Mapped[int] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"), primary_key=True)
@@ -192,6 +195,10 @@ class EventSignals(Base):
     time_mentions: Mapped[list | None] = mapped_column(JSONB, nullable=True)
     search_extra: Mapped[str | None] = mapped_column(Text, nullable=True)
     search_extra_tsv = mapped_column(TSVECTOR, Computed(SEARCH_EXTRA_TSV_EXPRESSION, persisted=True))
+    # What makes the turn findable beside its own words (migration 0012, `app.storage.findable`): the
+    # turn it answers and its session's date; written with the event's vector, in its search_config.
+    findable: Mapped[str | None] = mapped_column(Text, nullable=True)
+    findable_tsv = mapped_column(TSVECTOR, nullable=True)
     heat: Mapped[float | None] = mapped_column(Float, nullable=True)
     heat_stage: Mapped[str | None] = mapped_column(String(16), nullable=True)
     access_count: Mapped[int] = mapped_column(Integer, server_default="0")

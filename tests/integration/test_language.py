@@ -127,14 +127,15 @@ def test_a_portuguese_conversation_in_an_english_tenant(client, make_tenant, eng
     assert status["conversations"]["conversa"]["skipped_layers"] == ["engrams", "graph", "surprise"]
 
 
-def test_english_is_indexed_exactly_as_before(client, tenant, engine):
-    """The default language is English, and its tsvector is migration 0001's expression, unchanged."""
+def test_english_is_indexed_by_its_words(client, tenant, engine):
+    """The default language is English, and its tsvector is the content's in English (the speaker's
+    name is no longer indexed with it: migration 0012)."""
     tid, key = tenant
     post(client, key, "c", [("Ana", "Running faster than the rabbits, she jumped over fences.")])
     with engine.connect() as conn:
         same = conn.execute(text(
             "SELECT bool_and(search_config = 'english'::regconfig AND search_tsv = "
-            "to_tsvector('english'::regconfig, coalesce(speaker, '') || ' ' || content)) FROM events WHERE tenant_id = :t"),
+            "to_tsvector('english'::regconfig, content)) FROM events WHERE tenant_id = :t"),
             {"t": tid}).scalar_one()
     assert same is True
     assert ok(client.get("/v1/status", headers=auth(key)))["text_search"] == "english"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from app.domain.event import Event, StoredEvent, changed_fields, plan_batch, turn_text
+from app.domain.event import Event, StoredEvent, changed_fields, embedding_text, plan_batch, turn_text
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 
@@ -45,6 +45,13 @@ def test_plan_batch_writes_a_repeated_event_id_once() -> None:
 def test_turn_text() -> None:
     assert turn_text("Ana", "We moved.") == "Ana: We moved."
     assert turn_text("", "We moved.") == "We moved."
+
+
+def test_the_vector_reads_the_words_not_the_name() -> None:
+    """What the dense index encodes has no speaker in it (issue #17 item 8); the answer model's
+    line of dialogue keeps it."""
+    assert embedding_text("How are you finding it?") == "How are you finding it?"
+    assert turn_text("Daniel", "How are you finding it?") == "Daniel: How are you finding it?"
 
 
 def test_the_derived_event_id_is_stable_and_names_all_four_parts() -> None:

@@ -50,5 +50,5 @@ def test_every_retriever_is_a_port_retriever():
     from app.services.retrievers import RETRIEVERS
 
     assert all(isinstance(r, Retriever) for r in RETRIEVERS)
-    assert [r.name for r in RETRIEVERS] == ["lexical", "dense", "derived", "expansion", "separation", "graph",
-                                            "temporal"]
+    assert [r.name for r in RETRIEVERS] == ["lexical", "dense", "derived", "findable", "expansion", "separation",
+                                            "graph", "temporal"]

@@ -10,10 +10,10 @@ from app.settings import Settings
 
 # The default pipeline before the recipe was declared once (field for field, as `describe()` echoes it).
 SHIPPED = {
-    "lexical": True, "dense": True, "derived": False, "graph": True, "bundle": True, "expansion": False,
+    "lexical": True, "dense": True, "derived": False, "findable": True, "graph": True, "bundle": True, "expansion": False,
     "separation": True, "lexical_weight": 1.0, "dense_weight": 1.0, "rrf_k": 60, "candidate_pool": 100,
     "window": True, "window_max_days": 92, "recency": True, "intent": True, "intent_weights": True,
-    "reweight": True, "learned": True, "asker": True, "asker_beta": 1.0, "addressee_beta": 0.5, "speaker_beta": 0.0,
+    "reweight": True, "learned": True, "current_first": True, "asker": True, "asker_beta": 1.0, "addressee_beta": 0.5, "speaker_beta": 0.0,
     "reweight_depth": 100, "salience_floor": None, "rerank": False,
     "rerank_top_n": 20, "rerank_alpha": 0.55, "neighbours": 1, "neighbour_of": 5, "summaries": True,
     "notice": True, "abstain_learned": True, "abstain_dense_floor": 0.31, "abstain_rerank_floor": 0.52,
@@ -23,6 +23,7 @@ ENV = {
     "lexical": ("PALIMPSEST_LEXICAL_ENABLED", "false", False),
     "dense": ("PALIMPSEST_DENSE_ENABLED", "false", False),
     "derived": ("PALIMPSEST_DERIVED_ENABLED", "true", True),
+    "findable": ("PALIMPSEST_FINDABLE_ENABLED", "false", False),
     "graph": ("PALIMPSEST_GRAPH_ENABLED", "false", False),
     "bundle": ("PALIMPSEST_BUNDLE_ENABLED", "false", False),
     "expansion": ("PALIMPSEST_EXPANSION_ENABLED", "true", True),
@@ -38,6 +39,7 @@ ENV = {
     "intent_weights": ("PALIMPSEST_INTENT_WEIGHTS_ENABLED", "false", False),
     "reweight": ("PALIMPSEST_REWEIGHT_ENABLED", "false", False),
     "learned": ("PALIMPSEST_LEARNED_ENABLED", "false", False),
+    "current_first": ("PALIMPSEST_CURRENT_FIRST_ENABLED", "false", False),
     "asker": ("PALIMPSEST_ASKER_ENABLED", "false", False),
     "asker_beta": ("PALIMPSEST_ASKER_BETA", "0.5", 0.5),
     "addressee_beta": ("PALIMPSEST_ADDRESSEE_BETA", "0.25", 0.25),

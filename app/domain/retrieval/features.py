@@ -1,7 +1,7 @@
 """Per-candidate features for the learned fusion (issue #17 item 4): everything the query already
 knows about a candidate once its signals are gathered and its event hydrated, as one row of numbers.
 
-Per signal (lexical, dense, graph, temporal, separation, derived, expansion): whether it found the
+Per signal (lexical, dense, graph, temporal, separation, derived, findable, expansion): whether it found the
 candidate, its rank there (`MISSING_RANK` when not), its raw score (0 when not) and that score over
 the signal's best score for this question. Then: how many signals found it, today's weighted-RRF
 score and rank, the recency of the event among the candidates, the reweight's factors as facts
@@ -25,7 +25,7 @@ from app.domain.retrieval.intent_rules import LABELS
 from app.domain.retrieval.separation import asker_role, names_speaker
 from app.domain.timeexpr import in_window, overlaps_window
 
-SIGNALS = ("lexical", "dense", "graph", "temporal", "separation", "derived", "expansion")
+SIGNALS = ("lexical", "dense", "graph", "temporal", "separation", "derived", "findable", "expansion")
 MISSING_RANK = 1000.0
 
 

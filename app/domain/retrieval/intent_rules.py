@@ -80,7 +80,7 @@ RULES: list[tuple[str, str, re.Pattern[str], float]] = [
     ("knowledge_update", "now-final", _R(r"\bnow\s*[?.!]*\s*$"), 0.85),
     ("knowledge_update", "still", _R(r"\b(?:still|anymore|any\s+more|no\s+longer|latest|most\s+recent(?:ly)?|"
                                     r"up\s+to\s+date|updated?|changed?\s+(?:to|from|her|his|their|its)|"
-                                    r"switch(?:ed)?\s+(?:to|from))\b"), 0.85),
+                                    r"switch(?:ed)?\s+(?:to|from)|(?:move|moved|relocate|relocated)\s+to)\b"), 0.85),
     ("knowledge_update", "recently", _R(r"\b(?:recently|lately|these\s+days|new\s+(?:job|home|house|apartment|"
                                        r"car|address|partner|boyfriend|girlfriend|phone))\b"), 0.75),
     # preference

@@ -166,6 +166,50 @@ def reweight_ranked(ranked: list[RankedItem], intent: Intent, query: str, scope:
     return result + tail
 
 
+def newest_in_chain(pk: int, signals_of: Mapping[int, Any]) -> int | None:
+    """The newest statement in `pk`'s supersession chain, as far as `signals_of` knows it; None when
+    nothing superseded `pk`."""
+    seen = {pk}
+    nxt = getattr(signals_of.get(pk), "superseded_by", None)
+    newest = None
+    while nxt is not None and nxt not in seen:
+        seen.add(nxt)
+        newest = nxt
+        nxt = getattr(signals_of.get(nxt), "superseded_by", None)
+    return newest
+
+
+def current_first(ranked: list[RankedItem], *, signals_of: Mapping[int, Any], events: Mapping[int, EventLike],
+                  scope: ScopeLike, depth: int) -> list[RankedItem]:
+    """A question asking for a current value, after the learned ranker: the newest statement in a
+    superseded candidate's chain goes just above it (from `events` when it was not retrieved and is
+    in scope); the superseded candidate stays where it was, below it. Only the head (`depth`) moves;
+    scores are lowered where needed so they stay in rank order."""
+    by_id = {r.event.id: r for r in ranked}
+    pos = {r.event.id: i for i, r in enumerate(ranked, start=1)}  # None below: brought in, not retrieved
+    out: list[RankedItem] = []
+    placed: set[int] = set()
+    for r in ranked[:depth]:
+        if r.event.id in placed:
+            continue
+        newest = newest_in_chain(r.event.id, signals_of)
+        if newest is not None and newest not in placed:
+            item = by_id.get(newest)
+            if item is None and newest in events and in_scope(events[newest], scope):
+                item = RankedItem(events[newest], r.score, {}, {})
+            if item is not None:
+                item.stages["current_first"] = {"supersedes": r.event.id, "rank_before": pos.get(newest)}
+                item.score = max(item.score, r.score)
+                out.append(item)
+                placed.add(newest)
+        out.append(r)
+        placed.add(r.event.id)
+    out += [r for r in ranked[depth:] if r.event.id not in placed]
+    for prev, item in zip(out, out[1:]):
+        item.score = min(item.score, prev.score)
+    return out
+
+
 def asker_turns(query: str, events: Sequence[EventLike]) -> set[int]:
     """A first-person question among turns of a user and another role: the user's own turns (f_asker)."""
     return role_turns(asker_role(query), events)
