@@ -2,7 +2,7 @@
 the README asks. The current value comes first; the replaced one is kept, marked superseded."""
 from __future__ import annotations
 
-from tests.integration.test_layers_wiring import build_all
+from tests.integration.layers_wiring_support import build_all
 from tests.support import auth
 
 EVENTS = [
