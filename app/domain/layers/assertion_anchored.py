@@ -24,7 +24,7 @@ from app.domain.layers.assertion_dates import stated_day
 from app.domain.layers.events import LayerEvent
 
 if TYPE_CHECKING:
-    from app.domain.layers.assertions import Assertion
+    from app.domain.layers.assertion_model import Assertion
 
 _W = r"[\w'’&\.\-]+"
 _PHRASE = rf"(?:{_W}\s+){{0,3}}?{_W}"

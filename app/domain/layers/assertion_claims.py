@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 from app.domain.layers.assertion_context import same_name
 
 if TYPE_CHECKING:  # only for the annotations: assertions imports this module
-    from app.domain.layers.assertions import Assertion
+    from app.domain.layers.assertion_model import Assertion
 
 # attributes whose retraction may name nothing ("I got laid off", "the move is off"): it ends the one standing
 UNNAMED_RETRACTIONS = ("works_at", "moving_to")

@@ -13,8 +13,7 @@ memory graph (evolution edges).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
-from datetime import date, datetime
+from dataclasses import replace
 from typing import Iterable, Sequence
 
 from app.domain.layers.assertion_rules import (  # noqa: F401  (re-exported: callers read the vocabulary here)
@@ -40,46 +39,7 @@ from app.domain.layers.events import LayerEvent
 from app.domain.layers.timeparse import resolve_time_expressions
 from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, NUMBER_WORDS, STOPWORDS, norm_name
 
-LAYER_VERSION = "assertions/5"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
-# 3: dated claims (valid_from), questions are not claims, pronouns across turns, value keys of one name's
-#    short and long forms, more change forms (leaving, moving plans, hobbies and clubs given up, switches)
-# 4: elided answers and yes-answers, "here"/"there", "they", "we" of a couple or an organisation, subjects
-#    shared across "and", lower-case names in chat, staying after all, what questions presuppose, `context`
-# 5: changes and endings read through what the speaker said (assertion_anchored), a negation takes the
-#    attribute its value is held by, one cross-claim step with the LLM (assertion_claims), a named pet is a
-#    pet, "getting married" is engaged, retiring ends the job, titles in a work frame, dated ages
-
-
-@dataclass(frozen=True)
-class Assertion:
-    id: str
-    event_id: str
-    entity: str  # display name: "Ana", "Ana's sister"
-    attribute: str  # lives_in, works_at, job_title, favourite:book, opinion:hiking, ...
-    value: str  # display value
-    value_key: str  # what two values are compared by
-    time: datetime
-    surface: str  # the matched words
-    negated: bool = False
-    seq: int = 0
-    superseded_by: str | None = None
-    layer_version: str = LAYER_VERSION
-    # the day the claim takes effect when its words name one ("I start on June 12", "we broke up on
-    # Friday"); None: from the event's own day (`time`). See `effective_day`.
-    valid_from: date | None = None
-
-    @property
-    def effective_day(self) -> date:
-        """The first day the claim holds: the day it names, else the day it was said."""
-        return self.valid_from or self.time.date()
-
-    @property
-    def entity_key(self) -> str:
-        return norm_name(self.entity)
-
-    @property
-    def single_valued(self) -> bool:
-        return not self.attribute.startswith(MULTI_VALUED_PREFIXES)
+from app.domain.layers.assertion_model import LAYER_VERSION, Assertion  # noqa: F401  (re-exported)
 
 
 _PLAN_KIND = {"vacation": "trip", "holiday": "trip", "getaway": "trip", "road trip": "trip", "camping trip": "trip",

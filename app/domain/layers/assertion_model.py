@@ -1,0 +1,52 @@
+"""What a claim is: one (entity, attribute, value) assertion, said in one event, and the version of the
+rules that extract it. Its own module so that the rule modules (`assertions`, `assertion_anchored`,
+`assertion_claims`) all read it from here instead of from each other.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from app.domain.layers.assertion_rules import MULTI_VALUED_PREFIXES
+from app.domain.layers.text import norm_name
+
+LAYER_VERSION = "assertions/5"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
+# 3: dated claims (valid_from), questions are not claims, pronouns across turns, value keys of one name's
+#    short and long forms, more change forms (leaving, moving plans, hobbies and clubs given up, switches)
+# 4: elided answers and yes-answers, "here"/"there", "they", "we" of a couple or an organisation, subjects
+#    shared across "and", lower-case names in chat, staying after all, what questions presuppose, `context`
+# 5: changes and endings read through what the speaker said (assertion_anchored), a negation takes the
+#    attribute its value is held by, one cross-claim step with the LLM (assertion_claims), a named pet is a
+#    pet, "getting married" is engaged, retiring ends the job, titles in a work frame, dated ages
+
+
+@dataclass(frozen=True)
+class Assertion:
+    id: str
+    event_id: str
+    entity: str  # display name: "Ana", "Ana's sister"
+    attribute: str  # lives_in, works_at, job_title, favourite:book, opinion:hiking, ...
+    value: str  # display value
+    value_key: str  # what two values are compared by
+    time: datetime
+    surface: str  # the matched words
+    negated: bool = False
+    seq: int = 0
+    superseded_by: str | None = None
+    layer_version: str = LAYER_VERSION
+    # the day the claim takes effect when its words name one ("I start on June 12", "we broke up on
+    # Friday"); None: from the event's own day (`time`). See `effective_day`.
+    valid_from: date | None = None
+
+    @property
+    def effective_day(self) -> date:
+        """The first day the claim holds: the day it names, else the day it was said."""
+        return self.valid_from or self.time.date()
+
+    @property
+    def entity_key(self) -> str:
+        return norm_name(self.entity)
+
+    @property
+    def single_valued(self) -> bool:
+        return not self.attribute.startswith(MULTI_VALUED_PREFIXES)
