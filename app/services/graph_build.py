@@ -163,26 +163,25 @@ def _fragment_rows(frag: graph_model.GraphFragment, rows: list[tuple[int, str]],
     return nodes, edges, signals
 
 
-def _stored_episodes(conn: Connection, ctx: Context) -> list[Episode] | None:
-    """Consolidation's episodes at its current version (the graph's episode nodes); None without them."""
+def _consolidation_rows(conn: Connection, ctx: Context) -> tuple[list[Episode], list[Assertion]] | None:
+    """Consolidation's episodes (the graph's episode nodes) and assertions (its evolution edges) at
+    consolidation's current version; None when that version has not run for the conversation."""
     version = consolidation_version()
     if current_version(conn, ctx.tenant_id, ctx.conversation_id, "consolidate", version) != version:
         return None
     _, views = episode_store.episodes_for(conn, ctx.tenant_id, ctx.conversation_id, layer_version=version)
-    return [Episode(id=f"ep:{v.event_pks[0]}", conversation_id=ctx.conversation_id, index=v.index,
-                    event_ids=tuple(str(p) for p in v.event_pks), start=v.start, end=v.end, speakers=tuple(v.speakers),
-                    boundary=v.boundary, summary=v.summary, summary_event_ids=tuple(str(p) for p in v.summary_event_pks))
-            for v in views if v.event_pks]
-
-
-def _stored_assertions(conn: Connection, ctx: Context) -> list[Assertion] | None:
-    rows = graph_store.stored_assertions(conn, ctx.tenant_id, ctx.conversation_id, consolidation_version())
-    if rows is None:
-        return None
+    episodes = [Episode(id=f"ep:{v.event_pks[0]}", conversation_id=ctx.conversation_id, index=v.index,
+                        event_ids=tuple(str(p) for p in v.event_pks), start=v.start, end=v.end,
+                        speakers=tuple(v.speakers), boundary=v.boundary, summary=v.summary,
+                        summary_event_ids=tuple(str(p) for p in v.summary_event_pks))
+                for v in views if v.event_pks]
+    rows = episode_store.assertion_rows(conn, ctx.tenant_id, ctx.conversation_id, version)
     # seq: the event pk, which orders events of one time as the log does (occurred_at, id)
-    return [Assertion(id=r["key"], event_id=str(r["event_pk"]), entity=r["entity"], attribute=r["attribute"],
-                      value=r["value"], value_key=r["value_key"], time=r["asserted_at"], surface=r["surface"] or "",
-                      negated=bool(r["negated"]), seq=int(r["event_pk"]), valid_from=r["valid_from"]) for r in rows]
+    assertions = [Assertion(id=r["key"], event_id=str(r["event_pk"]), entity=r["entity"], attribute=r["attribute"],
+                            value=r["value"], value_key=r["value_key"], time=r["asserted_at"],
+                            surface=r["surface"] or "", negated=bool(r["negated"]), seq=int(r["event_pk"]),
+                            valid_from=r["valid_from"]) for r in rows]
+    return episodes, assertions
 
 
 def _meta_events(meta: list[list]) -> list[LayerEvent]:
@@ -209,12 +208,10 @@ def _write_state(conn: Connection, ctx: Context, events: int, last, last_at, las
                       {"fold": fold.to_dict(), "events": meta, "names": names.to_dict(), "hashes": hashes})
 
 
-def _assemble(conn: Connection, ctx: Context, fold: FactFold, meta: list[list], names: NameVectors,
+def _assemble(conversation_id: str, fold: FactFold, meta: list[list], names: NameVectors,
               episodes: list[Episode], assertions: list[Assertion]) -> graph_model.GraphFragment:
-    events = _meta_events(meta)
-    facts = fold.facts()
-    conv = ctx.conversation_id
-    return graph_model.assemble(conv, events, facts, episodes, names if names.encode else None, "rules", assertions)
+    return graph_model.assemble(conversation_id, _meta_events(meta), fold.facts(), episodes,
+                                names if names.encode else None, "rules", assertions)
 
 
 def build_graph(conn: Connection, ctx: Context) -> dict:
@@ -226,10 +223,8 @@ def build_graph(conn: Connection, ctx: Context) -> dict:
 def _build_graph(conn: Connection, ctx: Context) -> dict:
     events = ctx.events
     llm = llm_from_settings(get_settings())
-    episodes = _stored_episodes(conn, ctx)
-    if episodes is None:
-        episodes = segment_episodes(events, ctx.matrix())
-    assertions = _stored_assertions(conn, ctx)
+    stored = _consolidation_rows(conn, ctx)
+    episodes, assertions = stored if stored is not None else (segment_episodes(events, ctx.matrix()), None)
     if llm is not None:  # the LLM extractor: a full build each time (no fold)
         frag = extractor().extract(events, episodes, assertions=assertions or extract_assertions(events, llm))  # type: ignore[call-arg]
         nodes, edges, signals = _fragment_rows(frag, [(r.id, r.speaker) for r in ctx.rows], ctx.version)
@@ -246,7 +241,7 @@ def _build_graph(conn: Connection, ctx: Context) -> dict:
         fold.add(e)
     meta = [[e.id, e.speaker, e.occurred_at.isoformat(), e.seq] for e in events]
     names = NameVectors(rules.encode, {})
-    frag = _assemble(conn, ctx, fold, meta, names, episodes, assertions)
+    frag = _assemble(ctx.conversation_id, fold, meta, names, episodes, assertions)
     nodes, edges, signals = _fragment_rows(frag, [(r.id, r.speaker) for r in ctx.rows], ctx.version)
     graph_store.replace_graph(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, nodes, edges)
     graph_store.set_graph_signals(conn, ctx.tenant_id, ctx.conversation_id, signals)
@@ -274,9 +269,10 @@ def _extend_graph(conn: Connection, ctx: Context) -> dict | None:
     new = new_rows(conn, ctx, stored)
     if new is None or stored is None:
         return None
-    episodes, assertions = _stored_episodes(conn, ctx), _stored_assertions(conn, ctx)
-    if episodes is None or assertions is None:
+    consolidated = _consolidation_rows(conn, ctx)
+    if consolidated is None:
         return None
+    episodes, assertions = consolidated
     data = stored.data
     seqs = {str(i): int(q) for i, _, _, q in data["events"]}
     rules = extractor()
@@ -296,7 +292,7 @@ def _extend_graph(conn: Connection, ctx: Context) -> dict | None:
         e = LayerEvent.of(r, seq=stored.events + i)
         fold.add(e)
         meta.append([e.id, e.speaker, e.occurred_at.isoformat(), e.seq])
-    frag = _assemble(conn, ctx, fold, meta, names, episodes, assertions)
+    frag = _assemble(ctx.conversation_id, fold, meta, names, episodes, assertions)
     speakers = [(int(i), sp) for i, sp, _, _ in meta]
     nodes, edges, signals = _fragment_rows(frag, speakers, ctx.version)
     hashes = row_hashes(nodes, edges, signals)

@@ -145,6 +145,17 @@ def timeline_for(conn: Connection, tenant_id: int, conversation_id: str, layer_v
     return version, assertions, contradictions
 
 
+def assertion_rows(conn: Connection, tenant_id: int, conversation_id: str, version: str) -> list[dict]:
+    """The assertions of one version, every column a fold reads them back with, in time order (the
+    graph's evolution edges)."""
+    a = AssertionRow
+    res = conn.execute(select(a.key, a.event_pk, a.entity, a.attribute, a.value, a.value_key, a.asserted_at,
+                              a.negated, a.surface, a.valid_from)
+                       .where(a.tenant_id == tenant_id, a.conversation_id == conversation_id, a.layer_version == version)
+                       .order_by(a.asserted_at, a.event_pk, a.key))
+    return [dict(r._mapping) for r in res]
+
+
 def contradictions_for(conn: Connection, tenant_id: int, conversation_id: str, prefer: str | None = None) -> list[ContradictionView]:
     return timeline_for(conn, tenant_id, conversation_id, prefer=prefer)[2]
 

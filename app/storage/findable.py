@@ -68,11 +68,6 @@ def refresh(conn: Connection, tenant_id: int, conversation_ids: Sequence[str], p
                      {"t": tenant_id, "convs": convs})
 
 
-def write_all_sql(previous: bool = False) -> str:
-    """The statement that writes every event's findable text."""
-    return _sql("true", previous)
-
-
 # Any of the question's terms (OR: the evidence rarely shares all of them), ranked by cover density.
 _CANDIDATES_SQL = """
 WITH q AS (

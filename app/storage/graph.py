@@ -3,8 +3,7 @@ neighbourhood is grown from.
 
 Written as one slice per (tenant, conversation, layer_version) (`replace_graph`), or, by an
 incremental run, the nodes and edges that changed (`update_graph`), plus the graph's group of
-per-event signals (`set_graph_signals`); consolidation's assertions are read for the evolution edges
-(`stored_assertions`). Read by index lookups only: entity names by GIN
+per-event signals (`set_graph_signals`). Read by index lookups only: entity names by GIN
 (`entities_named`), nodes by primary key (`nodes`), edges by (scope, src) / (scope, dst)
 (`edges_touching`).
 Which nodes and edges a neighbourhood keeps is policy, in `app.domain.retrieval.neighbourhood`;
@@ -19,7 +18,7 @@ from typing import Any
 from sqlalchemy import Connection, select, text
 
 from app.storage.layer_runs import current_version, delete_slice, insert_slice
-from app.storage.models import AssertionRow, GraphEdge, GraphNode
+from app.storage.models import GraphEdge, GraphNode
 from app.storage.signals import GRAPH_COLUMNS, set_signal_group
 
 # ---------------------------------------------------------------- writes (the graph layer)
@@ -51,19 +50,6 @@ def update_graph(conn: Connection, tenant_id: int, conversation_id: str, version
                           "AND g.dst = t.dst AND g.type = t.type"), {**scope, "srcs": srcs, "dsts": dsts, "types": types})
     insert_slice(conn, GraphNode, tenant_id, conversation_id, version, nodes)
     insert_slice(conn, GraphEdge, tenant_id, conversation_id, version, edges)
-
-
-def stored_assertions(conn: Connection, tenant_id: int, conversation_id: str, version: str) -> list[dict] | None:
-    """Consolidation's assertions at `version` (the graph's evolution edges), time order; None when
-    that version has no run for the conversation."""
-    if current_version(conn, tenant_id, conversation_id, "consolidate", version) != version:
-        return None
-    a = AssertionRow
-    res = conn.execute(select(a.key, a.event_pk, a.entity, a.attribute, a.value, a.value_key, a.asserted_at,
-                              a.negated, a.surface, a.valid_from)
-                       .where(a.tenant_id == tenant_id, a.conversation_id == conversation_id, a.layer_version == version)
-                       .order_by(a.asserted_at, a.event_pk, a.key))
-    return [dict(r._mapping) for r in res]
 
 
 def set_graph_signals(conn: Connection, tenant_id: int, conversation_id: str, rows: list[dict],
