@@ -21,7 +21,7 @@ from app.domain.retrieval.features import candidate_features, order_by_model
 from app.domain.retrieval.fusion import weighted_rrf
 from app.domain.retrieval.intent import Intent
 from app.domain.retrieval.rerank import RerankCandidate, max_relevance, rerank
-from app.domain.retrieval.reweight import Candidate, ReweightConfig, reweight
+from app.domain.retrieval.reweight import Candidate, ReweightConfig, newest, reweight
 from app.domain.retrieval.separation import WEIGHT_OF_DENSE as SEPARATION_WEIGHT
 from app.domain.retrieval.separation import addressee_role, asker_role, names_speaker
 
@@ -166,17 +166,17 @@ def reweight_ranked(ranked: list[RankedItem], intent: Intent, query: str, scope:
     return result + tail
 
 
-def newest_in_chain(pk: int, signals_of: Mapping[int, Any]) -> int | None:
-    """The newest statement in `pk`'s supersession chain, as far as `signals_of` knows it; None when
-    nothing superseded `pk`."""
-    seen = {pk}
-    nxt = getattr(signals_of.get(pk), "superseded_by", None)
-    newest = None
-    while nxt is not None and nxt not in seen:
-        seen.add(nxt)
-        newest = nxt
-        nxt = getattr(signals_of.get(nxt), "superseded_by", None)
-    return newest
+def supersession_links(signals_of: Mapping[int, Any]) -> dict[int, int]:
+    """Event id -> the id of the event whose claim superseded it, for the events `signals_of` knows."""
+    return {i: s.superseded_by for i, s in signals_of.items() if getattr(s, "superseded_by", None) is not None}
+
+
+def newest_in_chain(pk: int, signals_of: Mapping[int, Any], links: Mapping[int, int] | None = None) -> int | None:
+    """The newest statement in `pk`'s supersession chain, as far as `signals_of` knows it (the walk
+    is the reweight's, `reweight.newest`; `links`: `supersession_links(signals_of)`, when the caller
+    has it); None when nothing superseded `pk`."""
+    head = newest(pk, supersession_links(signals_of) if links is None else links)
+    return None if head == pk else head
 
 
 def current_first(ranked: list[RankedItem], *, signals_of: Mapping[int, Any], events: Mapping[int, EventLike],
@@ -189,19 +189,20 @@ def current_first(ranked: list[RankedItem], *, signals_of: Mapping[int, Any], ev
     pos = {r.event.id: i for i, r in enumerate(ranked, start=1)}  # None below: brought in, not retrieved
     out: list[RankedItem] = []
     placed: set[int] = set()
+    links = supersession_links(signals_of)
     for r in ranked[:depth]:
         if r.event.id in placed:
             continue
-        newest = newest_in_chain(r.event.id, signals_of)
-        if newest is not None and newest not in placed:
-            item = by_id.get(newest)
-            if item is None and newest in events and in_scope(events[newest], scope):
-                item = RankedItem(events[newest], r.score, {}, {})
+        head = newest_in_chain(r.event.id, signals_of, links)
+        if head is not None and head not in placed:
+            item = by_id.get(head)
+            if item is None and head in events and in_scope(events[head], scope):
+                item = RankedItem(events[head], r.score, {}, {})
             if item is not None:
-                item.stages["current_first"] = {"supersedes": r.event.id, "rank_before": pos.get(newest)}
+                item.stages["current_first"] = {"supersedes": r.event.id, "rank_before": pos.get(head)}
                 item.score = max(item.score, r.score)
                 out.append(item)
-                placed.add(newest)
+                placed.add(head)
         out.append(r)
         placed.add(r.event.id)
     out += [r for r in ranked[depth:] if r.event.id not in placed]

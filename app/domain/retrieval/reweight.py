@@ -232,7 +232,9 @@ def reweight(
     return out
 
 
-def _newest(start: Hashable, links: Mapping[Hashable, Hashable]) -> Hashable:
+def newest(start: Hashable, links: Mapping[Hashable, Hashable]) -> Hashable:
+    """The end of `start`'s supersession chain (`links`: id -> the id that superseded it); `start`
+    itself when nothing did. A cycle stops the walk."""
     seen = {start}
     cur = start
     while cur in links and links[cur] is not None and links[cur] not in seen:
@@ -254,7 +256,7 @@ def _prefer_newest(items: dict[Hashable, Reweighted], order: list[Hashable], new
         old = items[old_id]
         if old.candidate.superseded_by is None:
             continue
-        head = _newest(old_id, links)
+        head = newest(old_id, links)
         if head == old_id:
             continue
         if head not in items:
