@@ -258,7 +258,7 @@ def scale(
 
 @bench_app.command("layers")
 def layers_cmd(
-    split: str = typer.Option("all", "--split", help="dev (tune on these), test (the five held apart) or all."),
+    split: str = typer.Option("all", "--split", help="dev (tune on these), test (the six held apart) or all."),
     data_dir: Path | None = typer.Option(None, "--data-dir", help="The labelled set (default: bench/data/layers)."),
     out_dir: Path = _OUT,
     tag: str | None = _TAG,
