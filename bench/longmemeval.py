@@ -85,6 +85,10 @@ def lme_conversation(q: dict[str, Any], sessions: dict[str, list[dict[str, Any]]
     last: datetime | None = None
     for start, sid in order:
         for i, t in enumerate(sessions[sid]):
+            if not str(t["content"]).strip():  # the service refuses an empty event; the baselines see the same turns
+                notes.append(f"{qid} turn {turn_event_id(sid, i)}: empty content, left out"
+                             + (" (it was marked has_answer)" if t.get("has_answer") else ""))
+                continue
             when = start + timedelta(seconds=i)
             if last is not None and when <= last:
                 when = last + timedelta(seconds=1)

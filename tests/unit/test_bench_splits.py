@@ -131,7 +131,7 @@ def _write_lme(path: Path) -> None:
         "s_early": [{"role": "user", "content": "My dog is called Biscuit.", "has_answer": True},
                     {"role": "assistant", "content": "What a name!"},
                     {"role": "user", "content": "He is a greyhound."}],
-        "s_noise": [{"role": "user", "content": "Recipe for soup?"}],
+        "s_noise": [{"role": "user", "content": "Recipe for soup?"}, {"role": "assistant", "content": " \n"}],
     }
     questions = [
         {"question_id": "q1", "question_type": "single-session-user", "question": "What is my dog called?",
@@ -166,6 +166,9 @@ def test_longmemeval_loader_events_gold_dates_and_sessions(tmp_path):
     assert c1.turns[4].metadata == {"session_id": "s_late", "turn": 0}
     assert "has_answer" not in json.dumps([t.to_event("q1") for t in c1.turns])  # gold never reaches the service
     assert any("s_noise listed twice" in n for n in ds.notes)
+    # an empty turn is left out (the service refuses empty content), and the notes say so
+    assert "s_noise:1" not in [t.event_id for t in c1.turns]
+    assert any("s_noise:1: empty content, left out" in n for n in ds.notes)
     q1, q2 = ds.questions
     assert q1.conversation_id == "q1" and q1.category == "single-session-user" and q1.answer == "3"
     assert q1.gold == ("s_early:0", "s_late:1") and q1.gold_sessions == ("s_early", "s_late")
