@@ -43,7 +43,16 @@ _END_VERB = (r"(?:cancel(?:l)?ed|cancel(?:l)?ing|quit|left|dropped|ditched|scrap
              r"called\s+off|pulled\s+out\s+of|dropped\s+out\s+of|backed\s+out\s+of|withdrew\s+from)")
 _ENDED = re.compile(rf"(?i)\b(?P<subj>I|we)\b(?:\s+(?:have|'ve|had|just|finally|also|already|officially))*\s+{_END_VERB}\s+{_DET}(?P<old>{_PHRASE}){_STOP}")
 _IS_OFF = re.compile(rf"(?i)(?:^|[.!?,;:]\s*|\bso\s+|\band\s+|\bbut\s+)(?:the\s+|our\s+|my\s+)?(?P<old>{_PHRASE})\s+(?:is|'s|are|has\s+been|was)\s+"
-                     rf"(?:off|cancell?ed|called\s+off|not\s+happening)\b(?!\s+(?:to|on|at|the|work|early|late)\b)")
+                     rf"(?:off|cancell?ed|called\s+off|not\s+happening|scrapped|shelved|dead|over)\b(?!\s+(?:to|on|at|the|work|early|late|there|here|with|for|by)\b)"
+                     rf"|(?:^|[.!?,;:]\s*|\bso\s+|\band\s+|\bbut\s+)(?:the\s+|our\s+|my\s+)?(?P<old2>{_PHRASE})\s+(?:isn['’]t|is\s+not|won['’]t\s+be|will\s+not\s+be|"
+                     rf"is\s+no\s+longer|aren['’]t|are\s+not)\s+happening\b|(?:^|[.!?,;:]\s*|\bso\s+|\band\s+|\bbut\s+)(?:the\s+|our\s+|my\s+)?"
+                     rf"(?P<old3>{_PHRASE})\s+(?:fell\s+through|has\s+fallen\s+through|got\s+(?:cancell?ed|scrapped|called\s+off))\b")
+# "dropped Jira for Linear", "swapped the Corolla for a Civic", "replaced Heroku with Fly.io": an old value for a new one
+_SWAP = re.compile(rf"(?i)\b(?:dropped|ditched|swapped|swapping|swap|replaced|replacing|replace|traded|trading|exchanged|abandoned)\s+"
+                   rf"{_DET}(?P<old>{_PHRASE})\s+(?:for|with|in\s+favou?r\s+of)\s+{_DET}(?P<new>{_PHRASE}){_STOP}")
+# "we're switching to Calder Mutual", "we've gone with Pellow": a new value of the one attribute of that kind held
+_TO_NEW = re.compile(rf"\b(?:switch|switched|switching|changed\s+over|changing\s+over|moved\s+over|moving\s+over)\s+"
+                     rf"(?:over\s+)?(?:to\s+)?(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+(?:&\s+)?[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,3}})")
 
 
 def _head(key: str) -> str:
@@ -97,16 +106,24 @@ def anchored_claims(event: LayerEvent, found: Sequence["Assertion"], said: Seque
                            time=event.occurred_at, seq=event.seq,
                            valid_from=stated_day(text, m.start(), m.end(), event.occurred_at, like.attribute)))
 
-    for rx in (_FROM_TO, _INSTEAD):
+    for rx in (_FROM_TO, _INSTEAD, _SWAP):
         for m in rx.finditer(text):
             old = _held(m.group("old"), said)
             new = _usable(m.group("new"), old) if old is not None else None
             if old is None or new is None or _matches(new, old.value_key):
                 continue
             add(old, new, norm_name(new), False, m)
+    for m in _TO_NEW.finditer(text):
+        kinds = {a.attribute: a for a in said if a.attribute.startswith("uses:") and not a.negated}
+        new = m.group("new").rstrip(".,;:!?")
+        if len(kinds) == 1 and not any(
+                _matches(new, f.value_key) or norm_name(new) in f.surface.lower() for f in found):
+            old = next(iter(kinds.values()))
+            if not _matches(new, old.value_key):
+                add(old, new, norm_name(new), False, m)
     for rx in (_ENDED, _IS_OFF):
         for m in rx.finditer(text):
-            old = _held(m.group("old"), said)
+            old = _held(m.group("old") or m.groupdict().get("old2") or m.groupdict().get("old3") or "", said)
             if old is not None:
                 add(old, old.value, old.value_key, True, m)
     return out

@@ -14,7 +14,7 @@ MULTI_VALUED_PREFIXES = ("pet_name:", "has_pet", "member_of", "hobby")
 RELATION_NOUNS = (
     "wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|mom|mum|mother|dad|father|sister|brother|son|"
     "daughter|kids|children|friend|best friend|boss|roommate|grandma|grandpa|grandmother|grandfather|"
-    "aunt|uncle|cousin|niece|nephew|parents|family|neighbor|neighbour"
+    "aunt|uncle|cousin|niece|nephew|parents|family|neighbor|neighbour|mam|mammy|mummy|mommy|daddy|papa"
 )
 DOG_BREEDS = ("labrador|retriever|beagle|poodle|spaniel|terrier|collie|greyhound|whippet|dachshund|pug|husky|corgi|"
               "bulldog|sheepdog|rottweiler|doberman|chihuahua|schnauzer|lurcher|staffie|mutt|dalmatian|pointer|setter")
@@ -46,7 +46,9 @@ _NUMW = r"\d{1,3}|" + "|".join(sorted((w for w in NUMBER_WORDS if w not in {"a",
 ACTIVITIES = (
     "football|soccer|tennis|basketball|baseball|volleyball|rugby|hockey|cricket|golf|chess|yoga|pilates|"
     "karate|judo|boxing|ballet|dance|piano|guitar|violin|drums|cello|climbing|bouldering|swimming|running|"
-    "cycling|rowing|netball|badminton|squash|skating|surfing|skiing|hiking|fencing|athletics|gymnastics"
+    "cycling|rowing|netball|badminton|squash|skating|surfing|skiing|hiking|fencing|athletics|gymnastics|"
+    "futsal|five-a-side|softball|lacrosse|handball|dodgeball|kickball|curling|darts|snooker|bowling|frisbee|ultimate|"
+    "water polo|polo|triathlon|quiz|pub quiz|trivia|choir|kayaking|canoeing|sailing|archery|karting|paddle|padel"
 )
 _SUBJ = rf"(?P<subj>\bI\b|\b[Ww]e\b|\b[Yy]ou\b(?!\s+know\b)|\b[Yy]our\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[Mm]y\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[{_UP}][a-zß-öø-ÿ]{{2,}}'s\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[Hh](?:is|er)\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[{_UP}][a-zß-öø-ÿ]{{2,}}(?:\s+[{_UP}][a-zß-öø-ÿ]{{2,}})?\b|\b[Hh]e\b|\b[Ss]he\b|\b[Tt]hey\b)"
 _ADV = (r"(?:\s+(?:have|has|had)(?=\s+(?:\w+\s+)?(?:\w+ed|got|gotten|been|become|left|quit|begun|taken)\b))?"
@@ -194,7 +196,7 @@ _rule("from", rf"(?<![\w'’])(?P<val>{_PROPER}),?\s+where\s+(?P<subj>I|[Ww]e|[{
 _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:(?:need|have|want|are\s+going|am\s+going|is\s+going)\s+to|still\s+(?:need|have)\s+to)\s+book\s+(?P<val>{_PROPER})(?=[^.!?]*\b(?:in|next|this|for|over|trip|holiday|vacation|flights?)\b)", "place")
 _rule("job_title", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:now\s+)?(?:freelancing|self-employed|freelance)\b(?P<val>)", "freelance")
 # a self-introduction: "Rui Tavares here from Quayside", "hi, this is Sam from Acme", "it's Priya from 14 Elm Row"
-_rule("works_at", rf"(?:^|[.!?,]\s*|\b(?:[Hh]i|[Hh]ello|[Hh]ey)\s+)(?:(?:[Tt]his\s+is|[Ii]t\s+is|[Ii]t's)\s+)?(?P<subj>[{_UP}][a-zß-öø-ÿ]{{2,}}(?:\s+[{_UP}][a-zß-öø-ÿ]{{2,}})?)\s+(?:here\s+)?from\s+(?:the\s+)?(?P<val>\d{{1,4}}\s+{_PROPER}|{_PROPER})", "introduction")
+_rule("works_at", rf"(?:^|[.!?,]\s*|\b(?:[Hh]i|[Hh]ello|[Hh]ey)\s+)(?:(?:[Tt]his\s+is|[Ii]t\s+is|[Ii]t's|I\s+am|[Mm]y\s+name\s+is)\s+)?(?P<subj>[{_UP}][a-zß-öø-ÿ]{{2,}}(?:\s+[{_UP}][a-zß-öø-ÿ]{{2,}})?)\s+(?:here\s+)?from\s+(?:the\s+)?(?P<val>\d{{1,4}}\s+{_PROPER}|{_PROPER})", "introduction")
 # an occupation in apposition: "our new CFO, Daniel Okoro", "my manager, Tom Reyes"
 _rule("job_title", rf"\b(?:[Mm]y|[Oo]ur|[Tt]heir|[Hh]is|[Hh]er)\s+(?:new\s+)?(?P<val>(?i:{_OCC}))\s*,\s*(?P<subj>[{_UP}][a-zß-öø-ÿ]{{2,}}(?:\s+[{_UP}][a-zß-öø-ÿ]{{2,}})?)\b", "occupation")
 # teaching and retiring: "I teach at Ashgrove Primary", "she teaches year 4", "I retired in May"
@@ -250,7 +252,7 @@ _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:switched|changed|swapped)\s+(?P<noun>
 _rule("moving_to", rf"{_SUBJ}{_ADV}\s+(?:got|accepted|landed|took|(?:was|have\s+been|has\s+been)\s+offered)\s+(?:a|the)\s+(?:new\s+)?(?:job|position|role|post)\s+in\s+(?P<val>{_PROPER})(?![\w'’&\.\-])")
 # what a question takes for granted about the one asked: "How was your first week at Northfield High?",
 # "how's the new job at Kessler going?", "is your new flat in Ghent warm?"
-_SCHOOLISH = r"(?=[^.!?]*\b(?:University|College|School|Academy|Institute|High|Primary|Elementary)\b)"
+_SCHOOLISH = r"(?=[^.!?]*\b(?:University|College|School|Academy|Institute|High|Primary|Elementary|Nursery|Kindergarten|Preschool)\b)"
 _PRESUPPOSED = r"\b(?P<subj>[Yy]our|[Tt]he)\s+(?:first\s+(?:week|day|month|term|semester|year)|new\s+(?:job|role|position|post|school|course))\s+at\s+(?:the\s+)?"
 _rule("school", rf"{_PRESUPPOSED}(?P<val>{_SCHOOLISH}{_PROPER})", "presupposed")
 _rule("works_at", rf"{_PRESUPPOSED}(?![^.!?]*\b(?:University|College|School|Academy|Institute|High|Primary|Elementary)\b)(?P<val>{_PROPER})", "presupposed")
@@ -303,3 +305,7 @@ _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:am|are|is|was|became|(?:have|has)\s+beco
 _rule("school", rf"{_SUBJ}{_ADV}\s+(?:got\s+into|(?:got|was|were|(?:have|has)\s+been)\s+accepted\s+(?:to|at|into|by))\s+(?:the\s+)?(?P<val>{_SCHOOLISH}{_PROPER})")
 _rule("uses:car", rf"{_SUBJ}{_ADV}\s+(?:drive|drives|(?:am|are|is)\s+driving)\s+(?:a|an|the|our|my)\s+(?:(?:new|old|used|second-hand)\s+)?(?P<val>{_TOOL})")
 _rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+renting|(?:have|has)\s+been\s+renting|rent)\s+(?:(?:a|an)\s+(?:flat|house|room|place|apartment)\s+)?in\s+(?P<val>{_PROPER})")
+
+# the clause frames of `assertion_lexicon` read the same subjects and names
+PROPER = _PROPER
+SUBJECT = _SUBJ

@@ -57,10 +57,21 @@ def antecedent(text: str, pos: int) -> str | None:
         w = m.group(1)
         if w.lower() in NOT_NAMES or w.lower() in CALENDAR_WORDS or w.lower() in STOPWORDS:
             continue
-        if PLACE_PREP.search(text[max(0, m.start() - 8):m.start()]) and not text.startswith(("'s", "’s"), m.end()):
-            continue
-        return w
+        # the whole name the word ends ("Joyce Pemberton"), and what comes before it
+        run = _NAME_BEFORE.search(text, 0, m.start())
+        first = run.group(1) if run and run.group(1).lower() not in NOT_NAMES else None
+        start = run.start(1) if first else m.start()
+        if re.search(r"(?i)\bthe\s+$", text[max(0, start - 4):start]):
+            continue  # "the Tin Orchard": a thing, not a person
+        prep = PLACE_PREP.search(text[max(0, start - 8):start])
+        if prep and not text.startswith(("'s", "’s"), m.end()):
+            if not (first and re.search(r"(?i)\b(?:next\s+to|beside|with|by)\s+$", text[max(0, start - 8):start])):
+                continue
+        return f"{first} {w}" if first else w
     return None
+
+
+_NAME_BEFORE = re.compile(rf"(?<![\w'’])([{_UP}][a-zß-öø-ÿ]{{2,}})\s+$")
 
 
 _PLURAL = re.compile(rf"\b(?:(?P<rel>[Mm]y|[Oo]ur)\s+(?P<group>parents|kids|children|grandparents|in-laws|neighbou?rs|"
@@ -148,6 +159,9 @@ _ELIDED_I = re.compile(
 )
 
 
+# a clause whose "I am" is left out: "Moving to Ghent in May!", "... 😬 moving in with Ama in Leeds"
+_ELIDED_ING = re.compile(r"(^|[.!?:;]\s+|[-–—]\s*|[^\w\s,.'’\"()]\s+)((?i:moving|starting|leaving|relocating|heading|joining|switching|"
+                         r"temping|freelancing|interning|studying|training))\b(?!\s+(?:it|that|this|me|you|on|up)\b)")
 _LOWER_I = re.compile(r"(?<![\w'])i(?=\s|'m\b|'ve\b|'ll\b|'d\b)")
 
 
@@ -155,6 +169,7 @@ def expand(text: str) -> str:
     text = text.replace("’", "'")
     text = _LOWER_I.sub("I", text)  # chat register: "i moved", "i'm"
     text = _ELIDED_I.sub(lambda m: f"{m.group(1)}I {(m.group(2) or '').lower()}{m.group(3).lower()}", text)
+    text = _ELIDED_ING.sub(lambda m: f"{m.group(1)}I am {m.group(2).lower()}", text)
     for rx, rep in _CONTRACTIONS:
         text = rx.sub(rep, text)
     text = _CUED_TOOL.sub(lambda m: f"{m.group(1)} {m.group(2).capitalize()}" if m.group(2) in _TOOL_OF
@@ -202,6 +217,7 @@ def clean_value(raw: str, kind: str) -> str | None:
     if kind in ("proper", "negated"):
         # stop a proper name where the capitalised run ends; drop a trailing possessive
         v = re.sub(r"(\w{3,})\.\s.*$", r"\1", v)  # a name ends at its sentence's end ("Japan. That"), not at "St."
+        v = re.sub(r"(\w['’]s)\.\s.*$", r"\1", v)  # "St. Brigid's. I start": the sentence ends after the possessive
         v = re.sub(r"['’]s$", "", v).rstrip(".")
         if not v or v.lower() in NOT_NAMES or v.lower() in CALENDAR_WORDS or v.lower() in STOPWORDS:
             return None

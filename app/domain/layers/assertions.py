@@ -33,6 +33,8 @@ from app.domain.layers.assertion_dates import SENTENCE_END, stated_day
 from app.domain.layers.assertion_derived import (address, framed_occupation, implied_and_known, kind_near,
                                                  relation_antecedent, settle_found)
 from app.domain.layers.assertion_entities import EntityNames
+from app.domain.layers.assertion_lexicon import (GERUND_TITLES, GROUP_HEADS, LEXICON_RULES, ORG_HEAD, SERVICE_KIND, teacher_of, title,
+                                                 typed_attribute)
 from app.domain.layers.assertion_text import (CO_SUBJECT, PLACE_PREP, PRONOUNS, antecedent, clean_value, expand,
                                               in_question, negative_answer, plural_antecedent, tool_kind, vocative)
 from app.domain.layers.events import LayerEvent
@@ -42,6 +44,7 @@ from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, NUMBER_WORDS, STOP
 from app.domain.layers.assertion_model import LAYER_VERSION, Assertion  # noqa: F401  (re-exported)
 
 
+ALL_RULES = [*RULES, *LEXICON_RULES]  # the rule table's specific forms first, then the lexicon's clause frames
 _PLAN_KIND = {"vacation": "trip", "holiday": "trip", "getaway": "trip", "road trip": "trip", "camping trip": "trip",
               "visit": "trip", "cruise": "trip", "honeymoon": "trip", "bbq": "barbecue",
               "birthday party": "party", "surprise party": "party"}
@@ -88,18 +91,18 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
     found: list[tuple[int, str, str, str, str, bool, int]] = []
     spans: list[tuple[int, int, str, str]] = []
     undated: set[tuple[int, str]] = set()
-    for attribute, rx, kind in RULES:
+    for attribute, rx, kind in ALL_RULES:
         for m in rx.finditer(text):
             groups = m.groupdict()
             target, extra = attribute, []
-            subj = groups.get("subj") or "I"
+            subj = groups.get("subj") or groups.get("subj2") or "I"
             if kind in ("plan_cancel", "place_negated", "plan_place", "tool_noun") and subj.lower() == "the":  # "the trip is off": the speaker's plan
                 subj = "I"
             if kind == "presupposed":  # taken for granted even when asked: "your new job at X" is the addressee's
                 subj = "you" if subj.lower() in ("your", "the") else subj
             elif in_question(text, m.start(), m.end()):
                 continue
-            if subj.lower() in ("he", "she") or re.match(r"(?i)h(?:is|er)\s", subj):  # "her sister": whose, as "she"
+            if subj.lower() in ("he", "she") or (subj.lower() in ("his", "her") and kind != "pet_pronoun") or re.match(r"(?i)h(?:is|er)\s", subj):  # "her sister": whose, as "she"
                 entity = (antecedent(text, m.start())
                           or (relation_antecedent(text, m.start(), subj, event.speaker or "speaker") if " " not in subj else None)
                           or (antecedent(context, len(context)) if context else None))
@@ -136,7 +139,7 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                 value = clean_value(raw, "common")
                 if value and value.lower() in PRONOUNS | {"same", "other", "new", "whole"}:
                     value = None
-                if value and re.match(rf"(?:{ACTIVITIES})\b", value.lower()):
+                if value and re.search(rf"\b(?:{ACTIVITIES})\b", value.lower()):
                     continue  # "the football team" is a membership, not where one works
             elif kind == "introduction":  # "this is X from <address>" is where X lives; else whom X works for
                 value = clean_value(raw, "proper") if not raw[:1].isdigit() else raw.strip()
@@ -193,6 +196,33 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                     undated.add((m.start(), "relationship_status"))  # the wedding day is not when it starts
             elif kind == "occupation_framed":
                 value = framed_occupation(raw)
+            elif kind == "service":  # "my home insurance with Harbourline": the insurer
+                value = clean_value(raw, "proper")
+                what = SERVICE_KIND.get(re.sub(r"\s+", " ", (groups.get("noun") or "").lower()), "")
+                if not value or not what:
+                    continue
+            elif kind == "group":  # a band or group played with: a name of two words or a group's head noun
+                value = clean_value(raw, "proper")
+                if not value or tool_kind(value) or (len(value.split()) < 2 and value.lower().split()[-1] not in GROUP_HEADS):
+                    continue
+            elif kind.startswith("teach_subject"):  # "I teach guitar": a guitar teacher; "quitting the guitar teaching"
+                value, negated = teacher_of(raw), kind.endswith("negated")
+            elif kind in ("tool_any", "tool_negated_any"):  # "I deleted Hinge": an app, whatever its name
+                value, negated = clean_value(raw, "proper"), kind == "tool_negated_any"
+            elif kind == "org_named":  # a name after a verb that also takes people ("driving for X"): two words or an organisation's
+                value = clean_value(raw, "proper")
+                if not value or tool_kind(value) or (len(value.split()) < 2 and not ORG_HEAD.search(value)):
+                    continue
+                target = typed_attribute(attribute, value) or attribute
+            elif kind == "gerund_title":  # "I'm temping at X": a temp
+                value = GERUND_TITLES.get(raw.lower())
+            elif kind == "title":  # a lexicon frame's occupation: "working as a translator", "I'm the new office manager"
+                value = title(raw)
+            elif kind == "org":  # a name a verb of several attributes governs: its head noun decides ("joined X")
+                value = clean_value(raw, "proper")
+                target = typed_attribute(attribute, value) if value else None
+                if target is None:
+                    continue
             elif kind == "habit":
                 value = HABIT.get(raw.lower())
             elif kind == "address":
@@ -208,7 +238,7 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                 while words_ and words_[-1] not in OCCUPATIONS and not lead:
                     words_.pop()
                 words_ = lead.group(1).split() if lead else words_
-                value = " ".join(words_) if words_ else None
+                value = " ".join(words_) if words_ else title(cleaned or "")  # "an emergency call handler"
             elif kind in ("opinion", "opinion_neg", "opinion_pos"):
                 value = clean_value(re.sub(r"^to\s+", "", raw), "phrase")
                 if value is None:
@@ -225,6 +255,10 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                 value = clean_value(raw, "proper" if kind in ("stay", "employer", "invited", "presupposed") else kind)
                 if value and (attribute in ("moving_to", "lives_in") or kind == "employer") and tool_kind(value):
                     continue  # "we're moving to Fly.io" is a migration (uses:hosting)
+                if value and attribute == "member_of" and re.search(r"(?i)\bteam$", value):
+                    if not re.search(rf"(?i)\b(?:{ACTIVITIES})\b", value):
+                        continue  # "joined the data team" is where one works (works_in), a sports team a membership
+                    value = re.sub(r"(?i)^(?:company|office|work|works|local|village|church|uni|university|school|club)\s+", "", value)
             if not value:
                 continue
             attr = target.format(pet=(groups.get("pet") or "").lower(), what=what, val=value.lower(),
@@ -249,7 +283,8 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                 found.append((m.start(), entity, "moving_to", "move", m.group(0), True, stop))
             before = text[max(0, m.start() - 30):m.start()]
             co = CO_SUBJECT.search(before) if subj == "I" or (subj[:1].isupper() and entity == subj) else None
-            if co and co.group(1).lower() not in NOT_NAMES and not PLACE_PREP.search(before[:co.start()]):
+            if (co and co.group(1).lower() not in NOT_NAMES and not PLACE_PREP.search(before[:co.start()])
+                    and not re.search(r"[A-Z][\w'’&\.\-]*\s+$", before[:co.start()])):  # "Harbourline Insurance and I": a name's last word
                 # "Priyanka and I are moving to Denver"; not "I live in Boston and I work at ..."
                 found.append((m.start(), co.group(1), attr, value, m.group(0), negated, m.end()))
             elif addressee and entity != addressee and re.search(r"(?i)\byou\s+and\s+$", text[max(0, m.start() - 9):m.start()]):

@@ -1,0 +1,270 @@
+"""Verb and noun lexicons per attribute, compiled into clause frames: the rules' general layer.
+
+The rule table (`assertion_rules.RULES`) holds one pattern per English form; this module holds words.
+A frame is a clause read left to right: a subject (I, we, my sister, a name, he/she), a chain of
+auxiliaries and adverbs ("have now", "'ve finally", "will be"), an optional negation ("not",
+"no longer"), the mood the chain sets (done or stated; to come: "going to", "thinking of", "about
+to"), then a verb or noun phrase from an attribute's lexicon and the value it governs (a place, an
+organisation, an occupation, a team, a subject of study, a thing liked or disliked). The mood picks
+the attribute where a verb serves two ("we moved to Lyon" is where one lives, "we're thinking of
+moving to Lyon" where one is moving), the value's own head noun picks it where a name serves
+several ("joining Harbour Choir" is a membership, "joining Kestrel University" a school, "joining
+Tern Labs" an employer: `typed_attribute`).
+
+The frames come after every pattern of the rule table, so a specific pattern wins where both read the
+same words (`assertions.extract_assertions` keeps one claim per span, attribute and entity). Words are
+general English, chosen per attribute, not taken from any data set. Pure data and pure functions.
+"""
+from __future__ import annotations
+
+import re
+
+from app.domain.layers.assertion_rules import ACTIVITIES, OCCUPATIONS, PETS, PROPER, RELATION_NOUNS, SUBJECT
+from app.domain.layers.assertion_text import tool_kind
+from app.domain.layers.text import STOPWORDS
+
+_UP = "A-ZÀ-ÖØ-Þ"
+# auxiliaries and adverbs between a subject and its verb: "I have now", "we are finally", "she will be"
+_AUX = ("am|are|is|was|were|have|has|had|will|would|be|been|being|do|does|did|now|just|finally|recently|actually|"
+        "also|officially|already|eventually|happily|still|currently|really|only|even|then|both|all|literally|"
+        "honestly|definitely|probably|originally|permanently|properly|gladly|proudly|somehow|since")
+_CHAIN = rf"(?:\s+(?:{_AUX}))*"
+_NEG = rf"{_CHAIN}\s+(?:not|never|no\s+longer)(?:\s+(?:{_AUX}|really|even))*"
+# a mood of things to come: a plan, an intention, a thought
+_TO_COME = ("going\\s+to|gonna|about\\s+to|planning\\s+(?:to|on)|plan\\s+to|plans\\s+to|thinking\\s+(?:of|about)|"
+            "considering|hoping\\s+to|hope\\s+to|hopes\\s+to|set\\s+to|due\\s+to|looking\\s+to|want\\s+to|wants\\s+to|"
+            "would\\s+like\\s+to|intend\\s+to|intends\\s+to|might|may|could|should|will|keen\\s+to|dreaming\\s+of|"
+            "talking\\s+about|aiming\\s+to|trying\\s+to|getting\\s+ready\\s+to|preparing\\s+to|need\\s+to|have\\s+to")
+_PLAN = rf"{_CHAIN}\s+(?:{_TO_COME})(?:\s+(?:{_AUX}))*"
+_SUBJLESS = r"(?:^|(?<=[.!?;:,]\s)|(?<=[.!?;:,]))\s*(?P<subj>)"
+
+# ---- noun lexicons: what a value's head noun says it is
+ORG_HEADS = ("Labs|Lab|Systems|Group|Ltd|Limited|Inc|Co|Corp|Corporation|Company|Bank|Health|Healthcare|Studio|Studios|"
+             "Partners|Capital|Technologies|Tech|Software|Media|Analytics|Consulting|Solutions|Foods|Logistics|"
+             "Shipping|Pharma|Pharmaceuticals|Insurance|Agency|Associates|Holdings|Industries|Works|Motors|Airlines|"
+             "Airways|Hospital|Clinic|Council|Ventures|Digital|Networks|Energy|Robotics|Games|Press|Publishing|"
+             "Architects|Engineering|Construction|Properties|Realty|Brewing|Bakery|Café|Cafe|Hotel|Foundation|"
+             "Trust|Institute|Services|Retail|Design|Dynamics|AI|Bio|Biotech|Therapeutics|Medical|Law|Legal|LLP|PLC|GmbH")
+SCHOOL_HEADS = frozenset("university college school academy institute conservatory high primary elementary "
+                         "polytechnic seminary gymnasium nursery kindergarten preschool".split())
+GROUP_HEADS = frozenset("club choir band orchestra society league circle crew collective ensemble troupe "
+                        "gym guild association union".split())
+TEAM_HEADS = frozenset("team department dept unit ward division desk squad office branch".split())
+TEAM_NOUN = "team|department|dept|unit|ward|division|desk|squad|practice|group|office|branch|lab"
+DEGREES = ("degree|BA|BSc|MA|MSc|MBA|MEng|PhD|doctorate|masters|master's|bachelor's|bachelors|diploma|course|major|"
+           "minor|apprenticeship|qualification|certificate|foundation\\s+year|postgrad|postgraduate|undergrad|A-levels")
+HOBBY_NOUNS = ("pottery|knitting|crochet|photography|woodwork|woodworking|archery|calligraphy|origami|ceramics|"
+               "sculpture|poetry|salsa|tango|tai\\s+chi|parkour|kayaking|sailing|birdwatching|gardening|baking|"
+               "embroidery|sewing|quilting|astronomy|juggling|fishing|meditation|drawing|painting|singing|"
+               "crossfit|triathlon|marathons?|ultrarunning|spinning|zumba|aikido|kickboxing|taekwondo|kung\\s+fu|"
+               "jiu-?jitsu|capoeira|watercolou?rs?|improv|stand-up|scuba|diving|snowboarding|skateboarding")
+_PLACE = rf"(?P<val>{PROPER})"
+OCC = "|".join(sorted(OCCUPATIONS, key=len, reverse=True))
+RELATIONS = RELATION_NOUNS
+# a service one holds with a provider, and the kind of provider it makes (`uses:<kind>`)
+SERVICE_KIND = {"insurance": "insurer", "policy": "insurer", "cover": "insurer", "mortgage": "lender", "loan": "lender",
+                "account": "bank", "bank account": "bank", "savings": "bank", "current account": "bank", "pension": "pension",
+                "broadband": "broadband", "internet": "broadband", "contract": "phone", "phone contract": "phone",
+                "energy": "energy", "electricity": "energy", "gas": "energy", "subscription": "subscription",
+                "membership": "membership", "gym membership": "gym"}
+SERVICES = "|".join(sorted((k.replace(" ", "\\s+") for k in SERVICE_KIND), key=len, reverse=True))
+GERUND_TITLES = {"driving": "driver", "writing": "writer", "cleaning": "cleaner", "cooking": "cook", "designing": "designer",
+                 "teaching": "teacher", "coaching": "coach", "nursing": "nurse", "editing": "editor", "modelling": "model",
+                 "temping": "temp", "interning": "intern", "nannying": "nanny", "bartending": "bartender",
+                 "waitressing": "waitress", "tutoring": "tutor", "lecturing": "lecturer", "consulting": "consultant",
+                 "freelancing": "freelancer"}
+_ORG = rf"(?:the\s+)?(?P<val>{PROPER})"
+ORG_HEAD = re.compile(rf"\b(?:{ORG_HEADS})$")
+_ORG_PROPER = rf"(?:the\s+)?(?P<val>{PROPER})"
+_ORG_NAMED = rf"(?:the\s+)?(?P<val>[{_UP}][\w'’&\.\-]*(?:\s+(?:of\s+|&\s+)?[{_UP}][\w'’&\.\-]*){{0,3}}\s+(?:{ORG_HEADS}))\b"
+_SCHOOL_NAMED = (rf"(?:the\s+)?(?P<val>[{_UP}][\w'’&\.\-]*(?:\s+(?:of\s+)?[{_UP}][\w'’&\.\-]*){{0,3}}\s+"
+                 rf"(?i:University|College|School|Academy|Institute|Conservatory|High|Primary|Polytechnic)"
+                 rf"(?:\s+of\s+[{_UP}][\w'’\-]*(?:\s+[{_UP}][\w'’\-]*)?)?|(?:University|College)\s+of\s+[{_UP}][\w'’\-]*(?:\s+[{_UP}][\w'’\-]*)?)")
+_TITLE = r"(?:a|an|the|their|our|its)\s+(?:(?:new|senior|junior|lead|head|only|trainee|qualified|full-time|part-time|freelance|first)\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){0,2})(?![\w'’])"
+_TEAM = rf"(?:the\s+|a\s+|our\s+|my\s+)(?P<val>(?:[\w\-]+\s+){{0,2}}(?:{TEAM_NOUN}))\b"
+_SUBJECT = r"(?P<val>[a-z]+(?:\s+[a-z]+){0,2})"
+_NP = r"(?P<val>[\w'’\-]+(?:\s+[\w'’\-]+){0,4})"
+_TIME_CUE = (r"(?=[^.!?]*\b(?:in|next|this|on|for|over|at|from|trip|holiday|vacation|week|weeks|weekend|month|summer|"
+             r"winter|spring|fall|autumn|year|honeymoon|break|soon)\b)")
+_NOW_CUE = r"(?=\s+(?:now|these\s+days|nowadays|for\s+good|permanently|full[- ]time|since|as\s+(?:a|an|of)\b)|\s*[.!,;]|\s*$)"
+
+_MOVED = (r"(?:moved|relocated|emigrated|ended\s+up|wound\s+up|settled(?:\s+down)?|made\s+the\s+move|"
+          r"moved\s+(?:house|back|out|over|up|down|home|across|abroad|permanently))")
+_HOME = r"(?:(?:a|an|the|our|my|their)\s+(?:new\s+|little\s+|first\s+)?(?:flat|apartment|house|place|condo|home|cottage|bungalow|studio)\s+(?:in|on)\s+)?"
+
+FRAMES: list[tuple[str, str, str]] = [
+    # residence: a move done, a place one is in "now", a place called home
+    ("lives_in", rf"{SUBJECT}{_CHAIN}\s+{_MOVED}\s+(?:(?:back\s+|out\s+|over\s+)?(?:to|in|into|down\s+in)\s+){_HOME}{_PLACE}", "place"),
+    ("lives_in", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|back|currently|happily|finally|settled|living|based|home))*\s+in\s+{_PLACE}(?![\w'’&\.\-]){_NOW_CUE}", "place"),
+    ("lives_in", rf"{SUBJECT}{_CHAIN}\s+(?:call|calls)\s+{_PLACE}\s+home\b", "place"),
+    ("lives_in", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?!(?:old|former|previous|last|holiday|summer|parents|mum's|mom's|dad's)\b)(?:[a-z\-]+\s+){{0,2}}?(?:flat|apartment|house|place|home|room|studio|condo|cottage|bedsit|digs)\s+in\s+{_PLACE}", "place"),
+    ("lives_in", rf"(?<!moved\sin\swith\s)(?<!moving\sin\swith\s)\b(?P<subj>[Mm]y\s+(?:{RELATIONS}))\s+(?:(?:over|up|down|out|back)\s+)?in\s+{_PLACE}(?![\w'’&\.\-])(?!\s+(?:on|at|last|this|next|yesterday|today|tonight|tomorrow|for)\b)", "place"),
+    ("lives_in", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)\s+leaving\s+{_PLACE}(?![\w'’&\.\-])(?=[^.!?]{{0,60}}\b(?:moving|relocating|move|relocate|moved|relocated)\b)", "place"),
+    ("lives_in", rf"{_SUBJLESS}(?:[Hh]ome|[Hh]ome\s+base|[Bb]ase)\s+is\s+(?:now\s+)?{_PLACE}(?![\w'’&\.\-]){_NOW_CUE}", "place"),
+    ("lives_in", rf"{SUBJECT}{_NEG}\s+(?:live|living|based)\s+in\s+{_PLACE}", "negated"),
+    ("lives_in", rf"{SUBJECT}{_CHAIN}\s+(?:(?:am|are|is|been|got|get|went|came|moved)\s+)?back\s+home\s+(?:at|in|on|to)\s+{_PLACE}", "place"),
+    ("lives_in", rf"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir)\s+(?:{RELATIONS})\s+(?P<subj>[{_UP}][a-zß-öø-ÿ]{{2,}})\s+(?:(?:over|up|down|out|back)\s+)?in\s+{_PLACE}(?![\w'’&\.\-])(?!\s+(?:on|at|last|this|next|yesterday|today|tonight|tomorrow)\b)", "place"),
+    # origin
+    ("from", rf"{SUBJECT}{_CHAIN}\s+(?:was|were)\s+born\s+(?:and\s+(?:raised|bred)\s+)?in\s+{_PLACE}", "place"),
+    ("from", rf"{SUBJECT}{_CHAIN}\s+(?:come|comes|hail|hails)\s+(?:originally\s+)?from\s+{_PLACE}", "place"),
+    # a move to come: the same verbs in a mood of things to come
+    ("moving_to", rf"{SUBJECT}{_PLAN}\s+(?:move|moving|relocate|relocating|emigrate|emigrating|relocation)(?:\s+(?:back|over|out|abroad|house|permanently))?\s+to\s+{_PLACE}", "place"),
+    ("moving_to", rf"(?<![\w'’])(?P<subj>)(?:[Tt]hey|[{_UP}][\w'’&\-]+)(?:\s+(?:is|are|will\s+be|have|has|just))*\s+(?:sending|moving|transferring|relocating|posting|going\s+to\s+(?:send|move|transfer|relocate|post))\s+me\s+(?:out\s+|over\s+)?to\s+{_PLACE}", "place"),
+    ("moving_to", rf"\b(?P<subj>[Oo]ur|[Mm]y)\s+(?:big\s+)?(?:move|relocation)\s+to\s+{_PLACE}(?=\s+(?:is|will|has\s+been\s+(?:set|booked|confirmed)|in|next|this|on)\b)", "place"),
+    ("moving_to", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:moving|move)\s+in\s+with\s+[^.!?,;]{{1,40}}?\s+in\s+{_PLACE}", "place"),
+    # employer: a state, a start, a hire; its end
+    ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently|happily|back))*\s+with\s+{_ORG}(?![\w'’&\.\-]){_NOW_CUE}", "org"),
+    ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently|happily|back))*\s+at\s+{_ORG_NAMED}", "org"),
+    ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:employed|hired|taken\s+on|recruited|poached|headhunted|snapped\s+up)\s+by\s+{_ORG}", "org"),
+    ("works_at", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:joining|join|joined|starting\s+(?:at|with)|start\s+(?:at|with)|started\s+(?:at|with)|signing\s+with|going\s+to\s+work\s+(?:at|for)|moving\s+(?:over\s+)?to)\s+{_ORG_NAMED}", "org"),
+    ("works_at", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:joining|join)\s+{_ORG}(?![\w'’&\.\-])(?=\s+(?:as|in|on|next|this|from|at\s+the\s+end)\b)", "org"),
+    ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:(?:got|landed|found|took|accepted|have|has)\s+(?:a\s+|an\s+|the\s+)?(?:new\s+|permanent\s+|part-time\s+|full-time\s+)?(?:job|role|position|post|contract|gig|work)|(?:got|accepted|took)\s+(?:an|the)\s+offer)\s+(?:with|at|from)\s+{_ORG}", "org"),
+    ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:handed|handing|hand|put|putting|gave|giving)\s+in\s+(?:my|her|his|their|our)\s+notice\s+(?:at|to|with)\s+{_ORG}", "negated"),
+    ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)\s+(?:leaving|quitting)\s+{_ORG_NAMED}", "negated"),
+    ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:temping|interning|volunteering|freelancing|moonlighting|consulting|contracting|doing\s+(?:agency\s+|shift\s+|temp\s+)?(?:work|shifts)|on\s+(?:a\s+)?placement|doing\s+(?:an?\s+)?(?:internship|placement|residency|apprenticeship))\s+(?:at|for|with)\s+{_ORG}", "org"),
+    ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:got|landed|accepted|took|won|start|started|starting)\s+the\s+(?P<val>{PROPER})\s+(?:job|role|position|offer|post|contract|gig)\b", "org"),
+    ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:walked\s+out\s+(?:of|on)|resigned\s+from|left\s+my\s+(?:job|role|post|position)\s+at|parted\s+ways\s+with|(?:was|were|got)\s+(?:dismissed|sacked|fired|laid\s+off|let\s+go)\s+(?:from|by|at))\s+{_ORG}", "negated"),
+    ("works_at", rf"{SUBJECT}{_NEG}\s+(?:with|at|working\s+(?:at|for|with)|employed\s+(?:at|by))\s+{_ORG}(?![\w'’&\.\-])(?=\s+(?:any\s?more|now|these\s+days)\b|\s*[.!,;]|\s*$)", "negated"),
+    ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:handed|handing|hand|put|gave)\s+in\s+(?:my|her|his|their|our)\s+notice\b(?!\s+(?:at|to|with)\b)(?P<val>)", "job_ended"),
+    # an employer one works for under another verb: "I'm driving for Medway Couriers now", "volunteering with X"
+    ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+(?P<verb>driving|writing|cleaning|cooking|designing|teaching|coaching|nursing|editing|modelling|delivering|working|coding|consulting|freelancing|contracting|temping|nannying|tutoring)\s+(?:for|with)\s+{_ORG}(?![\w'’&\.\-]){_NOW_CUE}", "org_named"),
+    ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+(?P<val>driving|writing|cleaning|cooking|designing|coaching|nursing|editing|modelling)\s+(?:for|with)\s+(?:the\s+)?[{_UP}][^.!?]*?{_NOW_CUE}", "gerund_title"),
+    ("member_of", rf"{SUBJECT}{_CHAIN}\s+(?:volunteer|volunteers|volunteered|volunteering|help\s+out|helps\s+out|helped\s+out|helping\s+out)\s+(?:with|at|for)\s+{_ORG}", "org_named"),
+    ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:started|starting|start|began|begin|joined|joining|hired|taken\s+on|work|works|worked|working|going\s+back\s+to|gone\s+back\s+to|went\s+back\s+to|returning\s+to|returned\s+to|rejoining|rejoined)\s+as\s+(?:a|an|the)\s+[a-z\- ]{{2,30}}?\s+(?:at|for|with|in)\s+{_ORG_PROPER}", "org"),
+    ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:going\s+back\s+to|gone\s+back\s+to|went\s+back\s+to|returning\s+to|returned\s+to|rejoining|rejoined|back\s+at)\s+(?:the\s+)?(?P<val>{PROPER})\s+as\s+(?:a|an|the|their|its)\b", "org"),
+    ("job_title", rf"(?:^|(?<=[.!?]\s)|(?<=[.!?]))\s*(?P<subj>)(?P<val>(?i:(?:[a-z\-]+\s+){{0,2}}(?:{OCC})))\s+(?:at|for|with)\s+(?:the\s+)?[{_UP}]", "occupation"),
+    ("works_at", rf"(?:^|(?<=[.!?]\s)|(?<=[.!?]))\s*(?P<subj>)(?i:(?:[a-z\-]+\s+){{0,2}}(?:{OCC}))\s+(?:at|for|with)\s+{_ORG_PROPER}", "org"),
+    # occupation: working or starting as, made or named, "the new X", a name in apposition, a trade done
+    ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently|officially|actually))*\s+(?:a|an)\s+(?P<val>[a-z\-]+(?:\s+[a-z\-]+){{0,2}})(?![\w'’])", "title"),
+    ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:teach|teaches|taught)\s+(?P<val>[A-Za-z]+)(?![\w'’\-])(?!\s+(?:me|you|him|her|them|us|at\s+home)\b)", "teach_subject"),
+    ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:quitting|quit|stopping|stopped|giving\s+up|gave\s+up|given\s+up|leaving|left|dropping|dropped)\s+(?:the\s+|my\s+)?(?P<val>[A-Za-z]+)\s+teaching\b", "teach_subject_negated"),
+    ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?P<val>temping|interning|nannying|bartending|waitressing|tutoring|lecturing|consulting|freelancing)\b(?=\s+(?:at|for|with|now|these\s+days|full[- ]time|part[- ]time|again|still)\b|\s*[.!,;]|\s*$)", "gerund_title"),
+    ("job_title", rf"(?<![\w'’])(?P<subj>[{_UP}][\w'’\-]+(?:\s+[{_UP}][\w'’\-]+)?),\s+(?:a\s+|an\s+|the\s+|our\s+|my\s+|your\s+)?(?:new\s+)?(?P<val>(?:[a-z\-]+\s+){{0,2}}(?:{OCC}))(?=\s*(?:[^\w\s]|$)|\s+(?:at|for|with|from|here)\b)", "occupation"),
+    ("job_title", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:work|works|worked|working|retrained|retraining|trained|qualified|qualifying|started|start|starting|began|begin|hired|taken\s+on|signed\s+on|employed|freelance|freelancing|volunteer|volunteers|volunteering|temping|moonlighting|(?:took|got|found|landed|have|has)\s+(?:a\s+|an\s+)?(?:new\s+)?(?:job|work|role|position)|(?:taken|took|taking)\s+over(?:\s+from\s+[{_UP}][\w'’\-]+)?|(?:stepped|stepping|step)\s+(?:in|up)(?:\s+for\s+[{_UP}][\w'’\-]+)?)\s+as\s+{_TITLE}", "title"),
+    ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is|be)(?:\s+(?:now|still|currently|officially))*\s+(?:the|their|our|its|your)\s+(?:new\s+|only\s+|acting\s+|interim\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){{0,2}})(?![\w'’])(?!\s+(?:of|for|to|in|on|who|that)\b)", "title"),
+    ("job_title", rf"(?<![\w'’])(?P<subj>)(?:[Tt]hey|[{_UP}][\w'’&\-]+)(?:\s+(?:have|has|just|finally))*\s+(?:made|named|appointed|promoted)\s+me\s+(?:to\s+)?(?:a\s+|an\s+|the\s+|their\s+|our\s+)?(?:new\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){{0,3}})", "title"),
+    # team or department
+    ("works_in", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:joined|joining|join|moved\s+(?:over\s+)?to|moving\s+(?:over\s+)?to|transferred\s+to|transferring\s+to|switched\s+to|rotated\s+(?:on)?to|placed\s+(?:on|in)|assigned\s+to|put\s+on|heading\s+up|head\s+up|heads\s+up|lead|leads|leading|run|runs|running)\s+{_TEAM}", "team"),
+    # study and school
+    ("studies", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:doing|do|taking|take|took|studying\s+for|started|starting|start|began|begun|finishing|finished|completing|completed|pursuing|working\s+(?:on|towards)|enrolled\s+(?:in|on)|signed\s+up\s+for|applied\s+for|got)\s+(?:a|an|my|her|his|the|their)\s+(?:[\w'’\-]+\s+)?(?:{DEGREES})\s+in\s+{_SUBJECT}", "common"),
+    ("studies", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+in\s+(?:my|her|his|their|the)\s+(?:[a-z]+\s+)?year\s+(?:of|studying|doing)\s+{_SUBJECT}", "common"),
+    ("school", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+in\s+(?:my|her|his|their|the)\s+(?:[a-z]+\s+)?year\s+(?:(?:of|studying|doing)\s+[a-z]+(?:\s+[a-z]+){{0,2}}\s+)?at\s+(?:the\s+)?{_PLACE}", "place"),
+    ("studies", rf"{SUBJECT}{_CHAIN}\s+(?:got|have|has|been\s+offered|was\s+offered|accepted|took|won)\s+a\s+(?:place|spot|seat|scholarship)\s+(?:on|in|at|for)\s+(?:the|a|an)\s+(?P<val>[a-z]+(?:\s+[a-z]+){{0,2}}?)\s+(?:{DEGREES})\b", "common"),
+    ("school", rf"{SUBJECT}{_CHAIN}\s+(?:got|have|has|been\s+offered|was\s+offered|accepted|took|won|doing|do|starting|start|started|studying|taking)\s+(?:a\s+place\s+(?:on|in)\s+)?(?:the|a|an|my|her|his)\s+(?:[a-z]+\s+){{0,3}}?(?:{DEGREES})\s+(?:course\s+|programme\s+|program\s+)?at\s+(?:the\s+)?{_PLACE}", "place"),
+    ("studies", rf"{SUBJECT}{_CHAIN}\s+(?:reading|read|reads|studying|studied)\s+{_SUBJECT}\s+at\s+(?=[{_UP}])", "common"),
+    ("school", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:enrolled|enrolling|enrol|enroll|registered|attend|attends|attending|attended|starting|started|start|transferring|transferred|going|go|goes|heading\s+off|off)\s+(?:at|in|with|to)?\s*{_SCHOOL_NAMED}", "place"),
+    ("school", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+(?:at|in)\s+{_SCHOOL_NAMED}", "place"),
+    # relationships
+    ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:have|has|got|have\s+got|has\s+got)(?:\s+(?:{_AUX}))*\s+a\s+(?:new\s+)?(?:girlfriend|boyfriend|partner|gf|bf)\b(?P<val>)", "dating"),
+    ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:(?:am|are|is)\s+(?:now\s+)?(?:in\s+a\s+(?:new\s+)?relationship|with\s+someone(?:\s+new)?|taken|off\s+the\s+market)|(?:met|found)\s+someone(?:\s+new)?|(?:started|began)\s+(?:going\s+out|seeing\s+each\s+other))\b(?P<val>)", "dating"),
+    ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:(?:called\s+it\s+(?:quits|off))|(?:ended\s+(?:it|things))|(?:am|are|is)\s+(?:now\s+)?(?:single|back\s+on\s+the\s+market)|(?:went|go)\s+(?:our|their)\s+separate\s+ways)\b(?P<val>)", "breakup"),
+    ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:got|am|are|is|were|was)\s+(?:now\s+)?(?:happily\s+)?(?P<val>married|engaged|divorced|separated|widowed)\b(?!\s+(?:to\s+the\s+idea|in\s+(?:the\s+)?(?:spring|summer|autumn|fall|winter|\w+uary|March|April|May|June|July|August|September|October|November|December)))", "status"),
+    # likes and dislikes
+    ("opinion:{val}", rf"\b(?P<subj>I)\b{_CHAIN}\s+(?:am|have\s+(?:been|become|gotten|got))?(?:\s+(?:{_AUX}))*\s*(?:obsessed\s+with|crazy\s+about|mad\s+about|nuts\s+about|hooked\s+on|keen\s+on|fond\s+of|in\s+love\s+with|addicted\s+to|a\s+(?:big\s+|huge\s+)?fan\s+of|passionate\s+about)\s+{_NP}", "opinion_pos"),
+    ("opinion:{val}", rf"\b(?P<subj>I)\b{_CHAIN}\s+(?:(?:can\s*not|could\s+not|cannot)\s+(?:stand|bear|stomach)|loathe|detest|despise|(?:am\s+)?(?:not\s+(?:keen\s+on|big\s+on|fond\s+of|a\s+(?:big\s+)?fan\s+of)|sick\s+of|fed\s+up\s+with|tired\s+of|done\s+with))\s+{_NP}", "opinion_neg"),
+    ("opinion:{val}", rf"{_SUBJLESS}(?P<val>[A-Za-z][\w'’\-]*(?:\s+[a-z][\w'’\-]*){{0,2}})\s+(?:is|are)\s+(?:really\s+|just\s+|honestly\s+)?not\s+(?:really\s+)?(?:my\s+thing|for\s+me|my\s+cup\s+of\s+tea|my\s+scene)\b", "opinion_neg"),
+    ("opinion:{val}", rf"{_SUBJLESS}(?P<val>[A-Za-z][\w'’\-]*(?:\s+[a-z][\w'’\-]*){{0,2}})\s+(?:is|are)\s+(?:totally\s+|really\s+|definitely\s+)?(?:my\s+thing|my\s+jam|my\s+happy\s+place)\b", "opinion_pos"),
+    # plans: trips to come, flights booked
+    ("plan:trip", rf"{SUBJECT}{_PLAN}\s+(?:go|going|travel|travelling|traveling|fly|flying|head|heading|visit|visiting|get\s+away\s+to|take\s+a\s+trip\s+to|do\s+a\s+trip\s+to|spend\s+(?:a|two|three|four|some|the)\s+(?:\w+\s+)?(?:week|weeks|days|month|summer|winter|holidays?)\s+in)\s+(?:to\s+|in\s+)?{_PLACE}{_TIME_CUE}", "place"),
+    ("plan:trip", rf"{SUBJECT}{_CHAIN}\s+(?:booked|book|booking|reserved|got)\s+(?:our\s+|the\s+|my\s+|a\s+|an\s+|two\s+|some\s+)?(?:\w+\s+)?(?:flights?|tickets?|trip|holiday|vacation|getaway|ferry|train|cabin|hotel|room|stay|cottage|villa|week|weekend)\s+(?:to|in|for)\s+{_PLACE}", "place"),
+    # a pet described ("a very needy greyhound called Biscotti"), adopted ("a second cat, Pamonha")
+    ("pet_name:{pet}", rf"\b(?P<subj>[Aa]n?|[Oo]ur|[Mm]y)\s+(?:[a-z\-]+\s+){{0,3}}?(?P<pet>{PETS})\s*,?\s+(?:who\s+is\s+|is\s+)?(?:named|called)\s+(?P<val>[{_UP}][a-z]+)", "proper"),
+    ("pet_name:{pet}", rf"{SUBJECT}{_CHAIN}\s+(?:have|got|adopted|rescued|bought|took\s+in|brought\s+home|welcomed|fostered|come\s+with)\s+(?:a|an|another)\s+(?:[a-z\-]+\s+){{0,2}}?(?P<pet>{PETS})\s*,\s+(?P<val>[{_UP}][a-z]+)\b", "proper"),
+    ("has_pet", rf"{SUBJECT}{_CHAIN}\s+(?:have|has|got|adopted|rescued|bought|took\s+in|brought\s+home|welcomed|fostered|come\s+with|own|owns)\s+(?:a|an|another|two|three|four)\s+(?:[a-z\-]+\s+){{0,2}}?(?P<val>{PETS})(?:s|es)?\b", "common"),
+    # an app deleted or installed
+    ("uses:app", rf"{SUBJECT}{_CHAIN}\s+(?:deleted|uninstalled|removed|got\s+rid\s+of)\s+(?:the\s+)?(?P<val>{PROPER})(?:\s+app)?(?![\w'’&\.\-])", "tool_negated_any"),
+    ("uses:app", rf"{SUBJECT}{_CHAIN}\s+(?:downloaded|installed|(?:am|are|is)\s+(?:now\s+)?on)\s+(?:the\s+)?(?P<val>{PROPER})\s+app\b", "tool_any"),
+    # a pet of someone named or "her"/"his": "Joyce's terrier Mabel", "her cat, Tibbles"
+    ("pet_name:{pet}", rf"(?:\b(?P<subj>[Hh]er|[Hh]is|[Tt]heir)|(?<![\w'’])(?P<subj2>[{_UP}][a-zß-öø-ÿ]{{2,}})'s)\s+(?:(?:new|little|old|young|rescue|sweet)\s+)?(?P<pet>{PETS})\s*,?\s+(?:(?:is\s+)?(?:named|called)\s+)?(?P<val>[{_UP}][a-z]+)\b", "proper"),
+    # committees, boards and clubs joined or left
+    ("member_of", rf"{SUBJECT}{_CHAIN}\s+(?:joined|joining|elected\s+to|co-opted\s+(?:on)?to|(?:sit|sits|sitting|am|are|is)\s+on|chair|chairs|chaired|chairing|run|runs|ran)\s+(?:the|a|our|my)\s+(?P<val>(?:[\w'\-]+\s+){{0,2}}?(?:committee|board|panel|council|trustees))\b", "common"),
+    ("member_of", rf"{SUBJECT}{_CHAIN}\s+(?:stepped\s+down\s+from|stepping\s+down\s+from|resigned\s+from|left|quit|came\s+off|coming\s+off|dropped\s+out\s+of|pulled\s+out\s+of|leaving)\s+(?:the|my|our)\s+(?P<val>(?:[\w'\-]+\s+){{0,2}}?(?:committee|board|panel|council|trustees|club|band|choir|orchestra|league|society|circle|gym|group|union|crew))\b", "common_negated"),
+    # a service held with a provider: "I have my home insurance with Harbourline", "our mortgage is with Calder"
+    ("uses:{what}", rf"{SUBJECT}{_CHAIN}\s+(?:have|has|got|keep|took\s+out)\s+(?:my|our|the|a|an|her|his|their)\s+(?:[\w\-]+\s+)?(?P<noun>{SERVICES})\s+(?:with|through|at)\s+(?:the\s+)?(?P<val>{PROPER})", "service"),
+    ("uses:{what}", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:[\w\-]+\s+)?(?P<noun>{SERVICES})\s+is\s+(?:now\s+|still\s+)?(?:with|through|at)\s+(?:the\s+)?(?P<val>{PROPER})", "service"),
+    # a band or a group one plays or sings with: "she's played with Lowfield Static for years"
+    ("member_of", rf"{SUBJECT}{_CHAIN}\s+(?:play|plays|played|playing|sing|sings|sang|singing|drum|drums|drummed|drumming|perform|performs|performed|performing|gig|gigs|gigged|gigging)\s+(?:(?:guitar|bass|drums|keys|keyboards|piano|violin|cello|sax|trumpet|lead|backing\s+vocals)\s+)?(?:with|in|for)\s+(?:the\s+)?(?P<val>{PROPER})", "group"),
+    # hobbies taken up or given up, by name
+    ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:took\s+up|taken\s+up|take\s+up|taking\s+up|picked\s+up|started|begun|began|got\s+into|getting\s+into|learning|learnt|learned|(?:am|are|is)\s+(?:doing|learning))\s+(?:some\s+)?(?P<val>{HOBBY_NOUNS}|{ACTIVITIES})\b", "common"),
+    ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:quit|gave\s+up|given\s+up|stopped|dropped)\s+(?P<val>{HOBBY_NOUNS})\b", "hobby_negated"),
+]
+
+
+_NOT_TAUGHT = frozenset("""kids children students pupils adults classes lessons people year grade part full online
+    privately there here now too again still also full-time part-time evenings weekends nights mornings""".split())
+
+
+def teacher_of(raw: str) -> str | None:
+    """The teacher of what one teaches: "guitar" -> "guitar teacher", "English" -> "English teacher"."""
+    w = raw.strip()
+    if not w or w.lower() in _NOT_TAUGHT or w.lower() in STOPWORDS:
+        return None
+    return f"{w if w[:1].isupper() else w.lower()} teacher"
+
+
+def typed_attribute(attribute: str, value: str) -> str | None:
+    """The attribute a named value's own head noun says it belongs to, for a verb that takes several
+    ("joined X", "with X now"): a school, a club or choir, a team; a tool or product is none of an
+    employer's (None); otherwise `attribute`."""
+    words = value.lower().replace("’", "'").split()
+    if not words:
+        return None
+    if tool_kind(value):
+        return None
+    if any(w in SCHOOL_HEADS for w in words):
+        return "school"
+    if words[-1] in GROUP_HEADS:
+        return "member_of"
+    if words[-1] in TEAM_HEADS:
+        return "works_in"
+    return attribute
+
+
+_SENIORITY = frozenset("new junior senior first only trainee acting interim deputy assistant".split())
+_NOT_TITLES = frozenset("""member customer user beginner partner mother father brother sister daughter other winner
+    runner newcomer foreigner passenger patient resident parent client regular fan viewer reader listener follower
+    supporter subscriber owner homeowner leaver visitor guest tenant neighbour neighbor believer lover prisoner
+    stranger one person people man woman guy girl boy kid type sort kind problem issue reason answer best worst
+    first last same latter former learner talker worrier sleeper eater drinker smoker thinker achiever dreamer
+    doer planner saver spender gamer reader mess wreck nightmare legend natural matter number order letter paper
+    water weather corner dinner summer winter border answer chapter power tower finger danger factor error mirror
+    colour color favour favor labour labor floor interior exterior sector motor minor major manner banner character
+    monster filter trigger computer printer speaker sticker poster cluster server folder browser router river silver
+    other another rather together further moment comment event present percent element segment talent content
+    argument document payment statement apartment department alternative relative native incentive objective
+    perspective initiative archive topic music logic public clinic traffic panic plant giant restaurant variant
+    infant business process access address success progress dress stress press witness fitness wellness mattress
+    project subject object effect aspect prospect defect insect respect suspect human german roman weekender
+    teenager toddler youngster baby adult senior junior beginner""".split())
+_TITLE_SHAPE = re.compile(r"[a-z]+(?:er|or|ist|ian|ant|eer|ess|ive|ent|ect|ic|man|woman)")
+_HEAD_OF = re.compile(r"((?:deputy\s+|assistant\s+|acting\s+)?(?:head|director|chief|manager|lead|vp)\s+of\s+[a-z]+)\b")
+
+
+def title(raw: str) -> str | None:
+    """An occupation from the words after "as a"/"the new": the longest run that ends in a known
+    occupation ("senior data analyst at" -> "data analyst"), else the words before the first function
+    word when they end in a word with a title's shape that is no common non-title ("dispatcher at" ->
+    "dispatcher"); "head of X" kept whole."""
+    low = raw.lower().strip()
+    m = _HEAD_OF.match(low)
+    if m:
+        return m.group(1)
+    words = [w for w in low.split() if w]
+    while words and words[0] in _SENIORITY:
+        words = words[1:]
+    for k in range(len(words), 0, -1):
+        if words[k - 1] in OCCUPATIONS:
+            return " ".join(words[:k])
+    head = []
+    for k, w in enumerate(words):
+        if w in STOPWORDS:
+            if w == "of":
+                return None  # "a matter of fact", "a number of": no title
+            break
+        head.append(w)
+    if head and len(head) <= 3 and _TITLE_SHAPE.fullmatch(head[-1]) and head[-1] not in _NOT_TITLES and len(head[-1]) > 4:
+        return " ".join(head)
+    return None
+
+
+LEXICON_RULES: list[tuple[str, re.Pattern[str], str]] = [(a, re.compile(p), k) for a, p, k in FRAMES]
