@@ -42,8 +42,8 @@ _INSTEAD = re.compile(rf"(?i)\b(?:the|a|an|my|our|to|for|in|at|on|with|up|chose|
 _END_VERB = (r"(?:cancel(?:l)?ed|cancel(?:l)?ing|quit|left|dropped|ditched|scrapped|gave\s+up|given\s+up|stopped|"
              r"called\s+off|pulled\s+out\s+of|dropped\s+out\s+of|backed\s+out\s+of|withdrew\s+from)")
 _ENDED = re.compile(rf"(?i)\b(?P<subj>I|we)\b(?:\s+(?:have|'ve|had|just|finally|also|already|officially))*\s+{_END_VERB}\s+{_DET}(?P<old>{_PHRASE}){_STOP}")
-_IS_OFF = re.compile(rf"(?i)(?:^|[.!?,;:]\s*|\bso\s+|\band\s+|\bbut\s+)(?:the\s+|our\s+|my\s+)?(?P<old>{_PHRASE})\s+(?:is|'s|are|has\s+been|was)\s+"
-                     rf"(?:off|cancell?ed|called\s+off|not\s+happening|scrapped|shelved|dead|over)\b(?!\s+(?:to|on|at|the|work|early|late|there|here|with|for|by)\b)"
+_IS_OFF = re.compile(rf"(?i)(?:^|[.!?,;:]\s*|\bso\s+|\band\s+|\bbut\s+)(?:the\s+|our\s+|my\s+)?(?P<old>{_PHRASE})(?:\s+(?:is|are|has\s+been|have\s+been|was|were|got)|\s*['’]s(?:\s+been)?)\s+(?:now\s+|officially\s+|definitely\s+)?"
+                     rf"(?:off|cancell?ed|called\s+off|not\s+happening|scrapped|shelved|dead)\b(?!\s+(?:to|on|at|the|work|early|late|there|here|with|for|by)\b)"
                      rf"|(?:^|[.!?,;:]\s*|\bso\s+|\band\s+|\bbut\s+)(?:the\s+|our\s+|my\s+)?(?P<old2>{_PHRASE})\s+(?:isn['’]t|is\s+not|won['’]t\s+be|will\s+not\s+be|"
                      rf"is\s+no\s+longer|aren['’]t|are\s+not)\s+happening\b|(?:^|[.!?,;:]\s*|\bso\s+|\band\s+|\bbut\s+)(?:the\s+|our\s+|my\s+)?"
                      rf"(?P<old3>{_PHRASE})\s+(?:fell\s+through|has\s+fallen\s+through|got\s+(?:cancell?ed|scrapped|called\s+off))\b")

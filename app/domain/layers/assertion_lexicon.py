@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from app.domain.layers.assertion_rules import ACTIVITIES, OCCUPATIONS, PETS, PROPER, RELATION_NOUNS, SUBJECT
+from app.domain.layers.assertion_rules import ACTIVITIES, OCCUPATIONS, PETS, PROPER, RELATION_NOUNS, SUBJECT, TOOL
 from app.domain.layers.assertion_text import tool_kind
 from app.domain.layers.text import STOPWORDS
 
@@ -97,6 +97,7 @@ FRAMES: list[tuple[str, str, str]] = [
     ("lives_in", rf"{SUBJECT}{_CHAIN}\s+{_MOVED}\s+(?:(?:back\s+|out\s+|over\s+)?(?:to|in|into|down\s+in)\s+){_HOME}{_PLACE}", "place"),
     ("lives_in", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|back|currently|happily|finally|settled|living|based|home))*\s+in\s+{_PLACE}(?![\w'’&\.\-]){_NOW_CUE}", "place"),
     ("lives_in", rf"{SUBJECT}{_CHAIN}\s+(?:call|calls)\s+{_PLACE}\s+home\b", "place"),
+    ("lives_in", rf"{SUBJECT}{_CHAIN}\s+(?:live|lives|living|lived|based|settled)\s+(?:out|over|up|down|back|right|just|somewhere)\s+(?:in|near)\s+{_PLACE}", "place"),
     ("lives_in", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?!(?:old|former|previous|last|holiday|summer|parents|mum's|mom's|dad's)\b)(?:[a-z\-]+\s+){{0,2}}?(?:flat|apartment|house|place|home|room|studio|condo|cottage|bedsit|digs)\s+in\s+{_PLACE}", "place"),
     ("lives_in", rf"(?<!moved\sin\swith\s)(?<!moving\sin\swith\s)\b(?P<subj>[Mm]y\s+(?:{RELATIONS}))\s+(?:(?:over|up|down|out|back)\s+)?in\s+{_PLACE}(?![\w'’&\.\-])(?!\s+(?:on|at|last|this|next|yesterday|today|tonight|tomorrow|for)\b)", "place"),
     ("lives_in", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)\s+leaving\s+{_PLACE}(?![\w'’&\.\-])(?=[^.!?]{{0,60}}\b(?:moving|relocating|move|relocate|moved|relocated)\b)", "place"),
@@ -108,6 +109,7 @@ FRAMES: list[tuple[str, str, str]] = [
     ("from", rf"{SUBJECT}{_CHAIN}\s+(?:was|were)\s+born\s+(?:and\s+(?:raised|bred)\s+)?in\s+{_PLACE}", "place"),
     ("from", rf"{SUBJECT}{_CHAIN}\s+(?:come|comes|hail|hails)\s+(?:originally\s+)?from\s+{_PLACE}", "place"),
     # a move to come: the same verbs in a mood of things to come
+    ("moving_to", rf"\b(?P<subj>)(?:[Tt]he|[Oo]ur|[Mm]y)\s+(?:plan|idea|hope|goal)\s+is\s+(?:still\s+)?to\s+(?:move|relocate|emigrate)(?:\s+(?:back|over|out|abroad))?\s+to\s+{_PLACE}", "place"),
     ("moving_to", rf"{SUBJECT}{_PLAN}\s+(?:move|moving|relocate|relocating|emigrate|emigrating|relocation)(?:\s+(?:back|over|out|abroad|house|permanently))?\s+to\s+{_PLACE}", "place"),
     ("moving_to", rf"(?<![\w'’])(?P<subj>)(?:[Tt]hey|[{_UP}][\w'’&\-]+)(?:\s+(?:is|are|will\s+be|have|has|just))*\s+(?:sending|moving|transferring|relocating|posting|going\s+to\s+(?:send|move|transfer|relocate|post))\s+me\s+(?:out\s+|over\s+)?to\s+{_PLACE}", "place"),
     ("moving_to", rf"\b(?P<subj>[Oo]ur|[Mm]y)\s+(?:big\s+)?(?:move|relocation)\s+to\s+{_PLACE}(?=\s+(?:is|will|has\s+been\s+(?:set|booked|confirmed)|in|next|this|on)\b)", "place"),
@@ -144,7 +146,7 @@ FRAMES: list[tuple[str, str, str]] = [
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is|be)(?:\s+(?:now|still|currently|officially))*\s+(?:the|their|our|its|your)\s+(?:new\s+|only\s+|acting\s+|interim\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){{0,2}})(?![\w'’])(?!\s+(?:of|for|to|in|on|who|that)\b)", "title"),
     ("job_title", rf"(?<![\w'’])(?P<subj>)(?:[Tt]hey|[{_UP}][\w'’&\-]+)(?:\s+(?:have|has|just|finally))*\s+(?:made|named|appointed|promoted)\s+me\s+(?:to\s+)?(?:a\s+|an\s+|the\s+|their\s+|our\s+)?(?:new\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){{0,3}})", "title"),
     # team or department
-    ("works_in", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:joined|joining|join|moved\s+(?:over\s+)?to|moving\s+(?:over\s+)?to|transferred\s+to|transferring\s+to|switched\s+to|rotated\s+(?:on)?to|placed\s+(?:on|in)|assigned\s+to|put\s+on|heading\s+up|head\s+up|heads\s+up|lead|leads|leading|run|runs|running)\s+{_TEAM}", "team"),
+    ("works_in", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:joined|joining|join|(?:got\s+|been\s+|was\s+|were\s+)?(?:moved|transferred|put|assigned|reassigned|switched|rotated|placed|posted)\s+(?:over\s+|back\s+)?(?:on|onto|to|into)|moving\s+(?:over\s+)?to|transferring\s+to|rotated\s+(?:on)?to|placed\s+(?:on|in)|assigned\s+to|put\s+on|heading\s+up|head\s+up|heads\s+up|lead|leads|leading|run|runs|running)\s+{_TEAM}", "team"),
     # study and school
     ("studies", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:doing|do|taking|take|took|studying\s+for|started|starting|start|began|begun|finishing|finished|completing|completed|pursuing|working\s+(?:on|towards)|enrolled\s+(?:in|on)|signed\s+up\s+for|applied\s+for|got)\s+(?:a|an|my|her|his|the|their)\s+(?:[\w'’\-]+\s+)?(?:{DEGREES})\s+in\s+{_SUBJECT}", "common"),
     ("studies", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+in\s+(?:my|her|his|their|the)\s+(?:[a-z]+\s+)?year\s+(?:of|studying|doing)\s+{_SUBJECT}", "common"),
@@ -158,12 +160,19 @@ FRAMES: list[tuple[str, str, str]] = [
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:have|has|got|have\s+got|has\s+got)(?:\s+(?:{_AUX}))*\s+a\s+(?:new\s+)?(?:girlfriend|boyfriend|partner|gf|bf)\b(?P<val>)", "dating"),
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:(?:am|are|is)\s+(?:now\s+)?(?:in\s+a\s+(?:new\s+)?relationship|with\s+someone(?:\s+new)?|taken|off\s+the\s+market)|(?:met|found)\s+someone(?:\s+new)?|(?:started|began)\s+(?:going\s+out|seeing\s+each\s+other))\b(?P<val>)", "dating"),
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:(?:called\s+it\s+(?:quits|off))|(?:ended\s+(?:it|things))|(?:am|are|is)\s+(?:now\s+)?(?:single|back\s+on\s+the\s+market)|(?:went|go)\s+(?:our|their)\s+separate\s+ways)\b(?P<val>)", "breakup"),
-    ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:got|am|are|is|were|was)\s+(?:now\s+)?(?:happily\s+)?(?P<val>married|engaged|divorced|separated|widowed)\b(?!\s+(?:to\s+the\s+idea|in\s+(?:the\s+)?(?:spring|summer|autumn|fall|winter|\w+uary|March|April|May|June|July|August|September|October|November|December)))", "status"),
+    ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:got|am|are|is|were|was|been)\s+(?:now\s+)?(?:happily\s+)?(?P<val>married|engaged|divorced|separated|widowed|single)\b(?!\s+(?:to\s+the\s+idea|in\s+(?:the\s+)?(?:spring|summer|autumn|fall|winter|\w+uary|March|April|May|June|July|August|September|October|November|December)))", "status"),
     # likes and dislikes
     ("opinion:{val}", rf"\b(?P<subj>I)\b{_CHAIN}\s+(?:am|have\s+(?:been|become|gotten|got))?(?:\s+(?:{_AUX}))*\s*(?:obsessed\s+with|crazy\s+about|mad\s+about|nuts\s+about|hooked\s+on|keen\s+on|fond\s+of|in\s+love\s+with|addicted\s+to|a\s+(?:big\s+|huge\s+)?fan\s+of|passionate\s+about)\s+{_NP}", "opinion_pos"),
     ("opinion:{val}", rf"\b(?P<subj>I)\b{_CHAIN}\s+(?:(?:can\s*not|could\s+not|cannot)\s+(?:stand|bear|stomach)|loathe|detest|despise|(?:am\s+)?(?:not\s+(?:keen\s+on|big\s+on|fond\s+of|a\s+(?:big\s+)?fan\s+of)|sick\s+of|fed\s+up\s+with|tired\s+of|done\s+with))\s+{_NP}", "opinion_neg"),
     ("opinion:{val}", rf"{_SUBJLESS}(?P<val>[A-Za-z][\w'’\-]*(?:\s+[a-z][\w'’\-]*){{0,2}})\s+(?:is|are)\s+(?:really\s+|just\s+|honestly\s+)?not\s+(?:really\s+)?(?:my\s+thing|for\s+me|my\s+cup\s+of\s+tea|my\s+scene)\b", "opinion_neg"),
     ("opinion:{val}", rf"{_SUBJLESS}(?P<val>[A-Za-z][\w'’\-]*(?:\s+[a-z][\w'’\-]*){{0,2}})\s+(?:is|are)\s+(?:totally\s+|really\s+|definitely\s+)?(?:my\s+thing|my\s+jam|my\s+happy\s+place)\b", "opinion_pos"),
+    ("opinion:{val}", rf"\b(?P<subj>I)\b{_CHAIN}\s+(?:grown|grew|come|came|learned|learnt|started|begun|began|starting|coming|growing)\s+to\s+(?:really\s+)?(?:love|like|enjoy|appreciate|adore)\s+{_NP}", "opinion_pos"),
+    ("opinion:{val}", rf"\b(?P<subj>I)\b{_CHAIN}\s+(?:grown|grew|come|came|learned|learnt|started|begun|began|starting|coming|growing)\s+to\s+(?:really\s+)?(?:hate|dislike|loathe|resent|dread)\s+{_NP}", "opinion_neg"),
+    # tools: from one to another, a thing moved onto a platform
+    ("uses:{what}", rf"{SUBJECT}{_CHAIN}\s+(?:switched|moved|changed|swapped|went|gone|migrated|upgraded|downgraded|converted)\s+(?:over\s+)?from\s+(?:(?:a|an|the|my|our)\s+)?{TOOL}\s+to\s+(?:(?:a|an|the)\s+)?(?:new\s+)?(?P<val>{TOOL})", "tool"),
+    ("uses:{what}", rf"{SUBJECT}{_CHAIN}\s+(?:moved|migrated|switched|ported|shifted|put)\s+(?:the|our|my|everything|it|us|all)\b(?:\s+[\w\-]+){{0,3}}?\s+(?:over\s+)?(?:to|onto)\s+(?P<val>{TOOL})", "tool"),
+    # an age to come
+    ("age", rf"{SUBJECT}{_CHAIN}\s+(?:will\s+be|(?:am|is)\s+going\s+to\s+be)\s+(?P<val>\d{{1,3}})(?=\s+(?:in|on|next|this|years?|soon)\b|\s*[.!,;]|\s*$)", "number"),
     # plans: trips to come, flights booked
     ("plan:trip", rf"{SUBJECT}{_PLAN}\s+(?:go|going|travel|travelling|traveling|fly|flying|head|heading|visit|visiting|get\s+away\s+to|take\s+a\s+trip\s+to|do\s+a\s+trip\s+to|spend\s+(?:a|two|three|four|some|the)\s+(?:\w+\s+)?(?:week|weeks|days|month|summer|winter|holidays?)\s+in)\s+(?:to\s+|in\s+)?{_PLACE}{_TIME_CUE}", "place"),
     ("plan:trip", rf"{SUBJECT}{_CHAIN}\s+(?:booked|book|booking|reserved|got)\s+(?:our\s+|the\s+|my\s+|a\s+|an\s+|two\s+|some\s+)?(?:\w+\s+)?(?:flights?|tickets?|trip|holiday|vacation|getaway|ferry|train|cabin|hotel|room|stay|cottage|villa|week|weekend)\s+(?:to|in|for)\s+{_PLACE}", "place"),
@@ -184,6 +193,11 @@ FRAMES: list[tuple[str, str, str]] = [
     ("uses:{what}", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:[\w\-]+\s+)?(?P<noun>{SERVICES})\s+is\s+(?:now\s+|still\s+)?(?:with|through|at)\s+(?:the\s+)?(?P<val>{PROPER})", "service"),
     # a band or a group one plays or sings with: "she's played with Lowfield Static for years"
     ("member_of", rf"{SUBJECT}{_CHAIN}\s+(?:play|plays|played|playing|sing|sings|sang|singing|drum|drums|drummed|drumming|perform|performs|performed|performing|gig|gigs|gigged|gigging)\s+(?:(?:guitar|bass|drums|keys|keyboards|piano|violin|cello|sax|trumpet|lead|backing\s+vocals)\s+)?(?:with|in|for)\s+(?:the\s+)?(?P<val>{PROPER})", "group"),
+    ("plan:trip", rf"{SUBJECT}{_CHAIN}\s+(?:want|wants|need|needs|fancy|fancies|would\s+love|would\s+like|(?:am|are|is)\s+(?:hoping|planning)\s+(?:for|on)|(?:am|are|is)\s+thinking|(?:am|are|is)\s+after)\s+(?:a|an|two|three|four|five|ten|a\s+few|some|a\s+couple\s+of)\s+(?:\w+\s+)?(?:weeks?|days?|nights?|months?|weekend|break|holiday|getaway|trip)\s+(?:in|on|at)\s+{_PLACE}", "place"),
+    # a race entered or trained for: "signed up for the Harbour half marathon"
+    ("plan:race", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:signed\s+up\s+(?:for|to)|entered|enter|entering|registered\s+for|training\s+for|run|running|do|doing|race|racing|ride|riding|swim|swimming)\s+(?:the|a|an|my|our)\s+(?P<val>(?:[{_UP}][\w'’\-]*\s+)*(?:\d+\s?[Kk]|half[- ]marathon|marathon|half|triathlon|ultra|ultramarathon|sportive|fun\s+run|relay|Ironman|[{_UP}][\w'’\-]*\s+(?:race|run|ride|swim|challenge)))\b", "race"),
+    # activities played or done as a habit: "I've been playing five-a-side", "I do pottery"
+    ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:play|plays|playing|do|does|doing)\s+(?:a\s+(?:bit|lot)\s+of\s+|some\s+|regular\s+)?(?P<val>{ACTIVITIES}|{HOBBY_NOUNS})\b(?!\s+(?:team|club|with|for|match|game|tomorrow|tonight|today|later|this|next|on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b)", "common"),
     # hobbies taken up or given up, by name
     ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:took\s+up|taken\s+up|take\s+up|taking\s+up|picked\s+up|started|begun|began|got\s+into|getting\s+into|learning|learnt|learned|(?:am|are|is)\s+(?:doing|learning))\s+(?:some\s+)?(?P<val>{HOBBY_NOUNS}|{ACTIVITIES})\b", "common"),
     ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:quit|gave\s+up|given\s+up|stopped|dropped)\s+(?P<val>{HOBBY_NOUNS})\b", "hobby_negated"),

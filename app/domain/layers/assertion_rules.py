@@ -48,7 +48,7 @@ ACTIVITIES = (
     "karate|judo|boxing|ballet|dance|piano|guitar|violin|drums|cello|climbing|bouldering|swimming|running|"
     "cycling|rowing|netball|badminton|squash|skating|surfing|skiing|hiking|fencing|athletics|gymnastics|"
     "futsal|five-a-side|softball|lacrosse|handball|dodgeball|kickball|curling|darts|snooker|bowling|frisbee|ultimate|"
-    "water polo|polo|triathlon|quiz|pub quiz|trivia|choir|kayaking|canoeing|sailing|archery|karting|paddle|padel"
+    "water polo|polo|triathlon|kayaking|canoeing|sailing|archery|karting|padel"
 )
 _SUBJ = rf"(?P<subj>\bI\b|\b[Ww]e\b|\b[Yy]ou\b(?!\s+know\b)|\b[Yy]our\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[Mm]y\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[{_UP}][a-zß-öø-ÿ]{{2,}}'s\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[Hh](?:is|er)\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[{_UP}][a-zß-öø-ÿ]{{2,}}(?:\s+[{_UP}][a-zß-öø-ÿ]{{2,}})?\b|\b[Hh]e\b|\b[Ss]he\b|\b[Tt]hey\b)"
 _ADV = (r"(?:\s+(?:have|has|had)(?=\s+(?:\w+\s+)?(?:\w+ed|got|gotten|been|become|left|quit|begun|taken)\b))?"
@@ -309,3 +309,4 @@ _rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+renting|(?:have|has)\s+b
 # the clause frames of `assertion_lexicon` read the same subjects and names
 PROPER = _PROPER
 SUBJECT = _SUBJ
+TOOL = _TOOL

@@ -31,6 +31,10 @@ TOOL_KINDS = {
     "notebook": "jupyter colab",
     "optimizer": "adam adamw sgd rmsprop adagrad adafactor",
     "gpu": "a100 h100 h200 v100 t4 l4 a10 a10g l40s rtx",
+    "chat": "slack discord whatsapp telegram mattermost",
+    "notes": "notion evernote obsidian onenote",
+    "design": "figma",
+    "repository": "github gitlab bitbucket",
     "model": "bert roberta distilbert llama mistral mixtral gemma qwen gpt-4 gpt-4o gpt-3.5 t5 resnet yolo whisper",
 }
 _TOOL_OF = {w: kind for kind, ws in TOOL_KINDS.items() for w in ws.split()}
@@ -162,6 +166,8 @@ _ELIDED_I = re.compile(
 # a clause whose "I am" is left out: "Moving to Ghent in May!", "... 😬 moving in with Ama in Leeds"
 _ELIDED_ING = re.compile(r"(^|[.!?:;]\s+|[-–—]\s*|[^\w\s,.'’\"()]\s+)((?i:moving|starting|leaving|relocating|heading|joining|switching|"
                          r"temping|freelancing|interning|studying|training))\b(?!\s+(?:it|that|this|me|you|on|up)\b)")
+_ELIDED_BEEN = re.compile(r"(^|[.!?:;]\s+|[-–—]\s*)(?:Been|been|Just\s+been)\b(?=\s+(?:living|working|based|studying|teaching|"
+                          r"dating|seeing|married|single|engaged|with|at|in|on)\b)")
 _LOWER_I = re.compile(r"(?<![\w'])i(?=\s|'m\b|'ve\b|'ll\b|'d\b)")
 
 
@@ -169,6 +175,7 @@ def expand(text: str) -> str:
     text = text.replace("’", "'")
     text = _LOWER_I.sub("I", text)  # chat register: "i moved", "i'm"
     text = _ELIDED_I.sub(lambda m: f"{m.group(1)}I {(m.group(2) or '').lower()}{m.group(3).lower()}", text)
+    text = _ELIDED_BEEN.sub(lambda m: f"{m.group(1)}I have been", text)
     text = _ELIDED_ING.sub(lambda m: f"{m.group(1)}I am {m.group(2).lower()}", text)
     for rx, rep in _CONTRACTIONS:
         text = rx.sub(rep, text)

@@ -214,6 +214,8 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                 if not value or tool_kind(value) or (len(value.split()) < 2 and not ORG_HEAD.search(value)):
                     continue
                 target = typed_attribute(attribute, value) or attribute
+            elif kind == "race":  # "the Harbour half marathon": the race as named
+                value = re.sub(r"\s+", " ", raw).strip()
             elif kind == "gerund_title":  # "I'm temping at X": a temp
                 value = GERUND_TITLES.get(raw.lower())
             elif kind == "title":  # a lexicon frame's occupation: "working as a translator", "I'm the new office manager"
