@@ -80,7 +80,7 @@ _ORG_NAMED = rf"(?:the\s+)?(?P<val>[{_UP}][\w'’&\.\-]*(?:\s+(?:of\s+|&\s+)?[{_
 _SCHOOL_NAMED = (rf"(?:the\s+)?(?P<val>[{_UP}][\w'’&\.\-]*(?:\s+(?:of\s+)?[{_UP}][\w'’&\.\-]*){{0,3}}\s+"
                  rf"(?i:University|College|School|Academy|Institute|Conservatory|High|Primary|Polytechnic)"
                  rf"(?:\s+of\s+[{_UP}][\w'’\-]*(?:\s+[{_UP}][\w'’\-]*)?)?|(?:University|College)\s+of\s+[{_UP}][\w'’\-]*(?:\s+[{_UP}][\w'’\-]*)?)")
-_TITLE = r"(?:a|an|the|their|our|its)\s+(?:(?:new|senior|junior|lead|head|only|trainee|qualified|full-time|part-time|freelance|first)\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){0,2})(?![\w'’])"
+_TITLE = r"(?:(?:a|an|the|their|our|its)\s+)?(?:(?:new|senior|junior|lead|head|only|trainee|qualified|full-time|part-time|freelance|first)\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){0,2})(?![\w'’])"
 _TEAM = rf"(?:the\s+|a\s+|our\s+|my\s+)(?P<val>(?:[\w\-]+\s+){{0,2}}(?:{TEAM_NOUN}))\b"
 _SUBJECT = r"(?P<val>[a-z]+(?:\s+[a-z]+){0,2})"
 _NP = r"(?P<val>[\w'’\-]+(?:\s+[\w'’\-]+){0,4})"
@@ -130,7 +130,7 @@ FRAMES: list[tuple[str, str, str]] = [
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:handed|handing|hand|put|gave)\s+in\s+(?:my|her|his|their|our)\s+notice\b(?!\s+(?:at|to|with)\b)(?P<val>)", "job_ended"),
     # an employer one works for under another verb: "I'm driving for Medway Couriers now", "volunteering with X"
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+(?P<verb>driving|writing|cleaning|cooking|designing|teaching|coaching|nursing|editing|modelling|delivering|working|coding|consulting|freelancing|contracting|temping|nannying|tutoring)\s+(?:for|with)\s+{_ORG}(?![\w'’&\.\-]){_NOW_CUE}", "org_named"),
-    ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+(?P<val>driving|writing|cleaning|cooking|designing|coaching|nursing|editing|modelling)\s+(?:for|with)\s+(?:the\s+)?[{_UP}][^.!?]*?{_NOW_CUE}", "gerund_title"),
+    ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+(?P<val>driving|writing|cleaning|cooking|designing|coaching|nursing|editing|modelling)\s+(?:for|with)\s+(?:the\s+)?(?P<org>{PROPER})(?![\w'’&\.\-]){_NOW_CUE}", "gerund_title"),
     ("member_of", rf"{SUBJECT}{_CHAIN}\s+(?:volunteer|volunteers|volunteered|volunteering|help\s+out|helps\s+out|helped\s+out|helping\s+out)\s+(?:with|at|for)\s+{_ORG}", "org_named"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:started|starting|start|began|begin|joined|joining|hired|taken\s+on|work|works|worked|working|going\s+back\s+to|gone\s+back\s+to|went\s+back\s+to|returning\s+to|returned\s+to|rejoining|rejoined)\s+as\s+(?:a|an|the)\s+[a-z\- ]{{2,30}}?\s+(?:at|for|with|in)\s+{_ORG_PROPER}", "org"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:going\s+back\s+to|gone\s+back\s+to|went\s+back\s+to|returning\s+to|returned\s+to|rejoining|rejoined|back\s+at)\s+(?:the\s+)?(?P<val>{PROPER})\s+as\s+(?:a|an|the|their|its)\b", "org"),
@@ -266,18 +266,19 @@ def title(raw: str) -> str | None:
     words = [w for w in low.split() if w]
     while words and words[0] in _SENIORITY:
         words = words[1:]
-    for k in range(len(words), 0, -1):
-        if words[k - 1] in OCCUPATIONS:
-            return " ".join(words[:k])
     head = []
-    for k, w in enumerate(words):
+    for w in words:
         if w in STOPWORDS:
             if w == "of":
                 return None  # "a matter of fact", "a number of": no title
             break
         head.append(w)
-    if head and len(head) <= 3 and _TITLE_SHAPE.fullmatch(head[-1]) and head[-1] not in _NOT_TITLES and len(head[-1]) > 4:
-        return " ".join(head)
+    last = head[-1] if head else ""
+    if 0 < len(head) <= 3 and (last in OCCUPATIONS or (_TITLE_SHAPE.fullmatch(last) and last not in _NOT_TITLES and len(last) > 4)):
+        return " ".join(head)  # the words up to the clause's next function word: "volunteer coordinator"
+    for k in range(len(words), 0, -1):
+        if words[k - 1] in OCCUPATIONS:
+            return " ".join(words[:k])
     return None
 
 

@@ -216,8 +216,9 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                 target = typed_attribute(attribute, value) or attribute
             elif kind == "race":  # "the Harbour half marathon": the race as named
                 value = re.sub(r"\s+", " ", raw).strip()
-            elif kind == "gerund_title":  # "I'm temping at X": a temp
-                value = GERUND_TITLES.get(raw.lower())
+            elif kind == "gerund_title":  # "I'm temping at X": a temp; "driving for X" when X is an organisation's name
+                org = groups.get("org") or ""
+                value = None if org and len(org.split()) < 2 and not ORG_HEAD.search(org) else GERUND_TITLES.get(raw.lower())
             elif kind == "title":  # a lexicon frame's occupation: "working as a translator", "I'm the new office manager"
                 value = title(raw)
             elif kind == "org":  # a name a verb of several attributes governs: its head noun decides ("joined X")

@@ -1,0 +1,214 @@
+"""The rules' general layer (`assertion_lexicon`): verb and noun lexicons per attribute compiled into clause
+frames, so that a wording no pattern was written for still reads as the claim it states. The sentences are
+paraphrase probes written for these tests, several wordings per attribute, none taken from the labelled set;
+each case is what a user would read on the timeline."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from app.domain.layers.assertion_lexicon import teacher_of, title, typed_attribute
+from app.domain.layers.assertions import extract_all
+from app.domain.layers.consolidation import build_timeline
+from app.domain.layers.events import LayerEvent
+
+T0 = datetime(2024, 2, 5, 9, 0, tzinfo=timezone.utc)  # a Monday
+N = "Ines"
+
+
+def rows(*turns: tuple[str, str]) -> set[tuple]:
+    evs = [LayerEvent(str(i), sp, text, T0 + timedelta(days=7 * i), "c", seq=i) for i, (sp, text) in enumerate(turns)]
+    return {(a.entity, a.attribute, a.value, a.negated) for a in extract_all(evs)}
+
+
+def timeline(*texts: str):
+    evs = [LayerEvent(str(i), N, t, T0 + timedelta(days=7 * i), "c", seq=i) for i, t in enumerate(texts)]
+    return build_timeline(extract_all(evs))[0]
+
+
+# ------------------------------------------------------------------ paraphrase probes, per attribute
+
+PROBES = [
+    # where one lives
+    ("We're in Lisbon now.", {(N, "lives_in", "Lisbon", False)}),
+    ("I relocated to Tallinn in March.", {(N, "lives_in", "Tallinn", False)}),
+    ("I call Vienna home now.", {(N, "lives_in", "Vienna", False)}),
+    ("We ended up in Leeds after all that.", {(N, "lives_in", "Leeds", False)}),
+    ("We've made the move to Porto.", {(N, "lives_in", "Porto", False)}),
+    ("We finally settled down in Aarhus.", {(N, "lives_in", "Aarhus", False)}),
+    ("I'm back in Dundee for good.", {(N, "lives_in", "Dundee", False)}),
+    ("My parents live out in Galway.", {("Ines's parents", "lives_in", "Galway", False)}),
+    ("Happy Sunday from my tiny flat in Whitby!", {(N, "lives_in", "Whitby", False)}),
+    # a move to come
+    ("We're relocating to Perth in the autumn.", {(N, "moving_to", "Perth", False)}),
+    ("I'm thinking of moving to Oslo.", {(N, "moving_to", "Oslo", False)}),
+    ("We're about to move to Ghent.", {(N, "moving_to", "Ghent", False)}),
+    ("The plan is to move to Cardiff in June.", {(N, "moving_to", "Cardiff", False)}),
+    ("Arvane is sending me to Osaka for two years.", {(N, "moving_to", "Osaka", False)}),
+    # origin
+    ("I was born in Accra.", {(N, "from", "Accra", False)}),
+    ("I come from Tromsø originally.", {(N, "from", "Tromsø", False)}),
+    # employer
+    ("I'm with Corvex now.", {(N, "works_at", "Corvex", False)}),
+    ("I'm employed by Marrow Group.", {(N, "works_at", "Marrow Group", False)}),
+    ("I'm now at Orrin Systems.", {(N, "works_at", "Orrin Systems", False)}),
+    ("I'm joining Vantor next month.", {(N, "works_at", "Vantor", False)}),
+    ("I handed in my notice at Calder.", {(N, "works_at", "Calder", True)}),
+    ("I got the Fennick job!", {(N, "works_at", "Fennick", False)}),
+    ("I'm driving for Tolland Freight now.", {(N, "works_at", "Tolland Freight", False), (N, "job_title", "driver", False)}),
+    ("I'm still temping at Ashby Library.", {(N, "works_at", "Ashby Library", False), (N, "job_title", "temp", False)}),
+    # occupation
+    ("I've been working as a translator.", {(N, "job_title", "translator", False)}),
+    ("I'm the new office manager.", {(N, "job_title", "office manager", False)}),
+    ("I retrained as a plumber.", {(N, "job_title", "plumber", False)}),
+    ("I'm an emergency call handler now.", {(N, "job_title", "emergency call handler", False)}),
+    ("I teach piano, mostly to adults.", {(N, "job_title", "piano teacher", False)}),
+    ("I've taken over from Rob as site coordinator.", {(N, "job_title", "site coordinator", False)}),
+    # team
+    ("I joined the data team in May.", {(N, "works_in", "data team", False)}),
+    ("I got moved onto the night team.", {(N, "works_in", "night team", False)}),
+    # study and school
+    ("I'm doing a degree in history.", {(N, "studies", "history", False)}),
+    ("I'm enrolled at Dunmore College.", {(N, "school", "Dunmore College", False)}),
+    ("I'm in my second year of geology at Tarnwell University.",
+     {(N, "studies", "geology", False), (N, "school", "Tarnwell University", False)}),
+    # relationships
+    ("I've got a girlfriend now.", {(N, "relationship_status", "in a relationship", False)}),
+    ("I've been single since March.", {(N, "relationship_status", "single", False)}),
+    # pets
+    ("I come with a very needy whippet called Dot.", {(N, "has_pet", "dog", False), (N, "pet_name:dog", "Dot", False)}),
+    ("I adopted a second cat, Miso.", {(N, "has_pet", "cat", False), (N, "pet_name:cat", "Miso", False)}),
+    # likes and dislikes
+    ("I'm obsessed with pottery.", {(N, "opinion:pottery", "likes", False)}),
+    ("I've grown to love cycling.", {(N, "opinion:cycling", "likes", False)}),
+    ("Honestly, opera is not my thing.", {(N, "opinion:opera", "dislikes", False)}),
+    # plans
+    ("We're thinking of going to Iceland in spring.", {(N, "plan:trip", "Iceland", False)}),
+    ("We've booked flights to Reykjavik for March.", {(N, "plan:trip", "Reykjavik", False)}),
+    ("We want two weeks in Crete this summer.", {(N, "plan:trip", "Crete", False)}),
+    ("I signed up for the Dale half marathon.", {(N, "plan:race", "Dale half marathon", False)}),
+    # tools, services, apps
+    ("I have my car insurance with Brookline.", {(N, "uses:insurer", "Brookline", False)}),
+    ("Our mortgage is with Hallam Building Society.", {(N, "uses:lender", "Hallam Building Society", False)}),
+    ("I switched from Android to an iPhone.", {(N, "uses:phone", "iPhone", False)}),
+    ("I deleted Tindle this morning.", {(N, "uses:app", "Tindle", True)}),
+    # hobbies, groups, ages
+    ("I took up pottery.", {(N, "hobby", "pottery", False)}),
+    ("I've stepped down from the committee.", {(N, "member_of", "committee", True)}),
+    ("I'll be 50 in June.", {(N, "age", "50", False)}),
+]
+
+
+@pytest.mark.parametrize("text, expected", PROBES)
+def test_paraphrases_read_as_the_claim_they_state(text, expected):
+    assert rows((N, text)) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "I'm going to Tesco.",  # no time: an errand, not a trip
+    "Yes, as a matter of fact the report is done.",  # "a matter of": no title
+    "I'm the reason we were late.",
+    "I'm cooking for Sam tonight.",  # a person cooked for, not an employer
+    "I'm a morning person.",
+    "I was at the Hollis Group party on Friday.",  # was there, not works there
+    "I'm off to bed.",
+])
+def test_words_that_state_no_such_claim_add_nothing(text):
+    assert rows((N, text)) == set()
+
+
+# ------------------------------------------------------------------ the mechanisms behind the frames
+
+def test_the_mood_of_the_clause_picks_residence_or_move():
+    assert rows((N, "We moved to Lyon in June.")) == {(N, "lives_in", "Lyon", False)}
+    assert rows((N, "We're hoping to relocate to Lyon in June.")) == {(N, "moving_to", "Lyon", False)}
+    assert rows((N, "We're not living in Lyon any more.")) == {(N, "lives_in", "Lyon", True)}
+
+
+@pytest.mark.parametrize("value, attribute", [
+    ("Harbour Choir", "member_of"), ("Kestrel University", "school"), ("Tern Labs", "works_at"),
+    ("billing team", "works_in"), ("Postgres", None),
+])
+def test_a_named_values_head_noun_picks_its_attribute(value, attribute):
+    assert typed_attribute("works_at", value) == attribute
+
+
+def test_joining_a_name_takes_the_attribute_its_head_noun_says():
+    assert rows((N, "I'm joining Kestrel University in September.")) == {(N, "school", "Kestrel University", False)}
+    assert rows((N, "I'm joining Tern Labs next month.")) == {(N, "works_at", "Tern Labs", False)}
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("senior data analyst at", "data analyst"), ("dispatcher", "dispatcher"), ("volunteer coordinator", "volunteer coordinator"),
+    ("matter of fact", None), ("member", None), ("head of sales", "head of sales"), ("dinner", None),
+])
+def test_a_title_ends_in_an_occupation_or_a_titles_shape(raw, expected):
+    assert title(raw) == expected
+
+
+def test_what_one_teaches_names_the_teacher():
+    assert teacher_of("English") == "English teacher" and teacher_of("kids") is None
+    tl = timeline("I teach guitar.", "I'm quitting the guitar teaching in September.")
+    ended = [a for a in tl if a.attribute == "job_title" and a.negated]
+    assert [a.value for a in ended] == ["guitar teacher"]
+
+
+def test_a_band_played_with_is_a_membership_that_leaving_ends():
+    tl = build_timeline(extract_all([
+        LayerEvent("0", "Dev", "Priya's great, she's played with Lowfield Static for years.", T0, "c", seq=0),
+        LayerEvent("1", "Dev", "Priya joined us. She left Lowfield Static last month.", T0 + timedelta(days=9), "c", seq=1),
+    ]))[0]
+    assert {(a.entity, a.attribute, a.value, a.negated) for a in tl} >= {
+        ("Priya", "member_of", "Lowfield Static", False), ("Priya", "member_of", "Lowfield Static", True)}
+
+
+def test_a_switch_to_a_new_name_takes_the_one_kind_of_service_held():
+    tl = timeline("I have my home insurance with Brookline.", "We're switching to Calder Mutual at renewal.")
+    new = next(a for a in tl if a.value == "Calder Mutual")
+    assert new.attribute == "uses:insurer"
+    assert next(a for a in tl if a.value == "Brookline").superseded_by == new.id
+
+
+def test_a_swap_names_the_old_and_the_new_value():
+    tl = timeline("We use Asana.", "We've swapped Asana for Trello.")
+    new = next(a for a in tl if a.value == "Trello" and not a.negated)
+    assert new.attribute == "uses:tracker"
+    assert next(a for a in tl if a.value == "Asana" and not a.negated).superseded_by == new.id
+
+
+@pytest.mark.parametrize("then", ["Crete isn't happening any more.", "Crete's been cancelled, sadly."])
+def test_a_plan_said_to_be_off_in_other_words_ends(then):
+    tl = timeline("We're going to Crete in June.", then)
+    assert any(a.attribute == "plan:trip" and a.value == "Crete" and a.negated for a in tl)
+
+
+def test_a_plan_that_is_over_has_happened_and_is_not_cancelled():
+    tl = timeline("We're going to Crete in June.", "Well, Crete is over, what a week that was.")
+    assert not any(a.negated for a in tl)
+
+
+def test_she_stands_for_the_whole_name_and_not_for_a_thing_named_with_the():
+    assert rows((N, "I sat next to Joyce Pemberton, she's chaired the committee for years.")) == {
+        ("Joyce Pemberton", "member_of", "committee", False)}
+    assert rows((N, "Priya's joined the Tin Orchard. She left Lowfield Static.")) == {("Priya", "works_at", "Lowfield Static", True)}
+
+
+def test_a_pet_of_someone_named_is_theirs():
+    assert rows((N, "Joyce's terrier Mabel patrols the paths.")) == {
+        ("Joyce", "pet_name:dog", "Mabel", False), ("Joyce", "has_pet", "dog", False)}
+
+
+def test_notice_handed_in_for_a_new_job_is_no_claim_of_its_own_but_a_quit_is():
+    assert rows((N, "I handed in my notice at Calder. I start at Brisk on May 6.")) == {(N, "works_at", "Brisk", False)}
+    assert (N, "works_at", "Calder", True) in rows((N, "I quit Calder in December. Now I work at Brisk."))
+
+
+def test_a_child_starting_at_a_nursery_goes_to_school_there():
+    assert rows((N, "My daughter Orla starts at Hollybank Nursery on the 2nd.")) == {
+        ("Orla", "school", "Hollybank Nursery", False)}
+
+
+def test_a_relative_named_with_a_place_lives_there_and_a_stay_with_them_is_the_speakers_too():
+    assert rows((N, "We're staying with my sister Hanne in Ilkley for now.")) == {
+        (N, "lives_in", "Ilkley", False), ("Hanne", "lives_in", "Ilkley", False)}
