@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from app.domain.layers.assertion_rules import ACTIVITIES, OCCUPATIONS, PETS, PROPER, RELATION_NOUNS, SUBJECT, TOOL
-from app.domain.layers.assertion_text import tool_kind
+from app.domain.layers.assertion_text import clean_value, tool_kind
 from app.domain.layers.text import STOPWORDS
 
 _UP = "A-ZÀ-ÖØ-Þ"
@@ -280,6 +280,50 @@ def title(raw: str) -> str | None:
         if words[k - 1] in OCCUPATIONS:
             return " ".join(words[:k])
     return None
+
+
+LEXICON_KINDS = frozenset("""service group teach_subject teach_subject_negated tool_any tool_negated_any org_named race
+    gerund_title title org""".split())
+
+
+def _org_like(name: str) -> bool:
+    """A name that cannot be a person's first name alone: two words or more, or an organisation's head noun."""
+    return len(name.split()) >= 2 or bool(ORG_HEAD.search(name))
+
+
+def lexicon_value(kind: str, raw: str, groups: dict, attribute: str) -> tuple[str, str, str, bool] | None:
+    """(attribute, value, kind of tool or "", negated) of one match of a lexicon frame whose value kind is
+    `kind` (one of LEXICON_KINDS), or None when its words name no such value."""
+    value: str | None
+    what, negated, target = "", kind.endswith("negated") or kind == "tool_negated_any", attribute
+    if kind == "service":  # "my home insurance with Harbourline": the insurer
+        value = clean_value(raw, "proper")
+        what = SERVICE_KIND.get(re.sub(r"\s+", " ", (groups.get("noun") or "").lower()), "")
+        if not what:
+            return None
+    elif kind == "group":  # a band or group played with: a name of two words or a group's head noun
+        value = clean_value(raw, "proper")
+        if not value or tool_kind(value) or (len(value.split()) < 2 and value.lower().split()[-1] not in GROUP_HEADS):
+            return None
+    elif kind.startswith("teach_subject"):  # "I teach guitar": a guitar teacher; "quitting the guitar teaching"
+        value = teacher_of(raw)
+    elif kind in ("tool_any", "tool_negated_any"):  # "I deleted Hinge": an app, whatever its name
+        value = clean_value(raw, "proper")
+    elif kind == "race":  # "the Harbour half marathon": the race as named
+        value = re.sub(r"\s+", " ", raw).strip()
+    elif kind == "gerund_title":  # "I'm temping at X": a temp; "driving for X" when X is an organisation's name
+        org = groups.get("org") or ""
+        value = None if org and not _org_like(org) else GERUND_TITLES.get(raw.lower())
+    elif kind == "title":  # "working as a translator", "I'm the new office manager"
+        value = title(raw)
+    else:  # "org", "org_named": a name a verb of several attributes governs; its head noun decides ("joined X")
+        value = clean_value(raw, "proper")
+        if not value or (kind == "org_named" and (tool_kind(value) or not _org_like(value))):
+            return None
+        target = typed_attribute(attribute, value) or ("" if kind == "org" else attribute)
+    if not value or not target:
+        return None
+    return target, value, what, negated
 
 
 LEXICON_RULES: list[tuple[str, re.Pattern[str], str]] = [(a, re.compile(p), k) for a, p, k in FRAMES]

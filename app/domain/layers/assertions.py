@@ -33,8 +33,7 @@ from app.domain.layers.assertion_dates import SENTENCE_END, stated_day
 from app.domain.layers.assertion_derived import (address, framed_occupation, implied_and_known, kind_near,
                                                  relation_antecedent, settle_found)
 from app.domain.layers.assertion_entities import EntityNames
-from app.domain.layers.assertion_lexicon import (GERUND_TITLES, GROUP_HEADS, LEXICON_RULES, ORG_HEAD, SERVICE_KIND, teacher_of, title,
-                                                 typed_attribute)
+from app.domain.layers.assertion_lexicon import LEXICON_KINDS, LEXICON_RULES, lexicon_value, title
 from app.domain.layers.assertion_text import (CO_SUBJECT, PLACE_PREP, PRONOUNS, antecedent, clean_value, expand,
                                               in_question, negative_answer, plural_antecedent, tool_kind, vocative)
 from app.domain.layers.events import LayerEvent
@@ -196,36 +195,11 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                     undated.add((m.start(), "relationship_status"))  # the wedding day is not when it starts
             elif kind == "occupation_framed":
                 value = framed_occupation(raw)
-            elif kind == "service":  # "my home insurance with Harbourline": the insurer
-                value = clean_value(raw, "proper")
-                what = SERVICE_KIND.get(re.sub(r"\s+", " ", (groups.get("noun") or "").lower()), "")
-                if not value or not what:
+            elif kind in LEXICON_KINDS:  # the lexicon frames' value kinds (assertion_lexicon.lexicon_value)
+                read = lexicon_value(kind, raw, groups, attribute)
+                if read is None:
                     continue
-            elif kind == "group":  # a band or group played with: a name of two words or a group's head noun
-                value = clean_value(raw, "proper")
-                if not value or tool_kind(value) or (len(value.split()) < 2 and value.lower().split()[-1] not in GROUP_HEADS):
-                    continue
-            elif kind.startswith("teach_subject"):  # "I teach guitar": a guitar teacher; "quitting the guitar teaching"
-                value, negated = teacher_of(raw), kind.endswith("negated")
-            elif kind in ("tool_any", "tool_negated_any"):  # "I deleted Hinge": an app, whatever its name
-                value, negated = clean_value(raw, "proper"), kind == "tool_negated_any"
-            elif kind == "org_named":  # a name after a verb that also takes people ("driving for X"): two words or an organisation's
-                value = clean_value(raw, "proper")
-                if not value or tool_kind(value) or (len(value.split()) < 2 and not ORG_HEAD.search(value)):
-                    continue
-                target = typed_attribute(attribute, value) or attribute
-            elif kind == "race":  # "the Harbour half marathon": the race as named
-                value = re.sub(r"\s+", " ", raw).strip()
-            elif kind == "gerund_title":  # "I'm temping at X": a temp; "driving for X" when X is an organisation's name
-                org = groups.get("org") or ""
-                value = None if org and len(org.split()) < 2 and not ORG_HEAD.search(org) else GERUND_TITLES.get(raw.lower())
-            elif kind == "title":  # a lexicon frame's occupation: "working as a translator", "I'm the new office manager"
-                value = title(raw)
-            elif kind == "org":  # a name a verb of several attributes governs: its head noun decides ("joined X")
-                value = clean_value(raw, "proper")
-                target = typed_attribute(attribute, value) if value else None
-                if target is None:
-                    continue
+                target, value, what, negated = read[0], read[1], read[2] or what, read[3]
             elif kind == "habit":
                 value = HABIT.get(raw.lower())
             elif kind == "address":
