@@ -97,6 +97,20 @@ PROBES = [
     ("I took up pottery.", {(N, "hobby", "pottery", False)}),
     ("I've stepped down from the committee.", {(N, "member_of", "committee", True)}),
     ("I'll be 50 in June.", {(N, "age", "50", False)}),
+    # relatives and named people
+    ("My husband's a firefighter.", {("Ines's husband", "job_title", "firefighter", False), (N, "relationship_status", "married", False)}),
+    ("My brother just started uni in Leeds.", {("Ines's brother", "school", "Leeds", False)}),
+    ("Tom works for the council now.", {("Tom", "works_at", "council", False)}),
+    ("I married Tom in June.", {(N, "relationship_status", "married", False)}),
+    ("We've split.", {(N, "relationship_status", "single", False)}),
+    ("We're emigrating to Canada in the new year.", {(N, "moving_to", "Canada", False)}),
+    ("I'm doing an MSc in data science at Coldharbour University.",
+     {(N, "studies", "data science", False), (N, "school", "Coldharbour University", False)}),
+    ("We cancelled the trip to Bruges.", {(N, "plan:trip", "Bruges", True)}),
+    ("Our holiday in Corfu got cancelled.", {(N, "plan:trip", "Corfu", True)}),
+    ("I joined the Riverside Runners last month.", {(N, "member_of", "Riverside Runners", False)}),
+    ("We've moved from Jenkins to GitHub Actions.", {(N, "uses:ci", "GitHub Actions", False)}),
+    ("I am doing my internship at the Larch Institute in August.", {(N, "plan:internship", "Larch Institute", False)}),
 ]
 
 
@@ -113,6 +127,8 @@ def test_paraphrases_read_as_the_claim_they_state(text, expected):
     "I'm a morning person.",
     "I was at the Hollis Group party on Friday.",  # was there, not works there
     "I'm off to bed.",
+    "Our old dog Rufus died last year.",  # a pet that is gone
+    "We split the bill.",
 ])
 def test_words_that_state_no_such_claim_add_nothing(text):
     assert rows((N, text)) == set()

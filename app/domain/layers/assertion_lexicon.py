@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from app.domain.layers.assertion_rules import ACTIVITIES, OCCUPATIONS, PETS, PROPER, RELATION_NOUNS, SUBJECT, TOOL
+from app.domain.layers.assertion_rules import ACTIVITIES, OCCUPATIONS, PETS, PLAN_KINDS, PROPER, RELATION_NOUNS, SUBJECT, TOOL
 from app.domain.layers.assertion_text import clean_value, tool_kind
 from app.domain.layers.text import STOPWORDS
 
@@ -43,7 +43,7 @@ ORG_HEADS = ("Labs|Lab|Systems|Group|Ltd|Limited|Inc|Co|Corp|Corporation|Company
              "Partners|Capital|Technologies|Tech|Software|Media|Analytics|Consulting|Solutions|Foods|Logistics|"
              "Shipping|Pharma|Pharmaceuticals|Insurance|Agency|Associates|Holdings|Industries|Works|Motors|Airlines|"
              "Airways|Hospital|Clinic|Council|Ventures|Digital|Networks|Energy|Robotics|Games|Press|Publishing|"
-             "Architects|Engineering|Construction|Properties|Realty|Brewing|Bakery|Café|Cafe|Hotel|Foundation|"
+             "Architects|Sons|Brothers|Bros|Engineering|Construction|Properties|Realty|Brewing|Bakery|Café|Cafe|Hotel|Foundation|"
              "Trust|Institute|Services|Retail|Design|Dynamics|AI|Bio|Biotech|Therapeutics|Medical|Law|Legal|LLP|PLC|GmbH")
 SCHOOL_HEADS = frozenset("university college school academy institute conservatory high primary elementary "
                          "polytechnic seminary gymnasium nursery kindergarten preschool".split())
@@ -68,6 +68,8 @@ SERVICE_KIND = {"insurance": "insurer", "policy": "insurer", "cover": "insurer",
                 "energy": "energy", "electricity": "energy", "gas": "energy", "subscription": "subscription",
                 "membership": "membership", "gym membership": "gym"}
 SERVICES = "|".join(sorted((k.replace(" ", "\\s+") for k in SERVICE_KIND), key=len, reverse=True))
+INSTITUTIONS = ("council|city\\s+council|county\\s+council|government|civil\\s+service|NHS|army|navy|air\\s+force|police|"
+                "fire\\s+service|post\\s+office|railways?|ministry|health\\s+service|local\\s+paper|BBC|UN|EU")
 GERUND_TITLES = {"driving": "driver", "writing": "writer", "cleaning": "cleaner", "cooking": "cook", "designing": "designer",
                  "teaching": "teacher", "coaching": "coach", "nursing": "nurse", "editing": "editor", "modelling": "model",
                  "temping": "temp", "interning": "intern", "nannying": "nanny", "bartending": "bartender",
@@ -110,6 +112,7 @@ FRAMES: list[tuple[str, str, str]] = [
     ("from", rf"{SUBJECT}{_CHAIN}\s+(?:come|comes|hail|hails)\s+(?:originally\s+)?from\s+{_PLACE}", "place"),
     # a move to come: the same verbs in a mood of things to come
     ("moving_to", rf"\b(?P<subj>)(?:[Tt]he|[Oo]ur|[Mm]y)\s+(?:plan|idea|hope|goal)\s+is\s+(?:still\s+)?to\s+(?:move|relocate|emigrate)(?:\s+(?:back|over|out|abroad))?\s+to\s+{_PLACE}", "place"),
+    ("moving_to", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|finally|officially|also))*\s+(?:emigrating|relocating|moving\s+(?:back|over|out|abroad|house|permanently))\s+to\s+{_PLACE}", "place"),
     ("moving_to", rf"{SUBJECT}{_PLAN}\s+(?:move|moving|relocate|relocating|emigrate|emigrating|relocation)(?:\s+(?:back|over|out|abroad|house|permanently))?\s+to\s+{_PLACE}", "place"),
     ("moving_to", rf"(?<![\w'’])(?P<subj>)(?:[Tt]hey|[{_UP}][\w'’&\-]+)(?:\s+(?:is|are|will\s+be|have|has|just))*\s+(?:sending|moving|transferring|relocating|posting|going\s+to\s+(?:send|move|transfer|relocate|post))\s+me\s+(?:out\s+|over\s+)?to\s+{_PLACE}", "place"),
     ("moving_to", rf"\b(?P<subj>[Oo]ur|[Mm]y)\s+(?:big\s+)?(?:move|relocation)\s+to\s+{_PLACE}(?=\s+(?:is|will|has\s+been\s+(?:set|booked|confirmed)|in|next|this|on)\b)", "place"),
@@ -119,6 +122,8 @@ FRAMES: list[tuple[str, str, str]] = [
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently|happily|back))*\s+at\s+{_ORG_NAMED}", "org"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:employed|hired|taken\s+on|recruited|poached|headhunted|snapped\s+up)\s+by\s+{_ORG}", "org"),
     ("works_at", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:joining|join|joined|starting\s+(?:at|with)|start\s+(?:at|with)|started\s+(?:at|with)|signing\s+with|going\s+to\s+work\s+(?:at|for)|moving\s+(?:over\s+)?to)\s+{_ORG_NAMED}", "org"),
+    ("member_of", rf"{SUBJECT}{_CHAIN}\s+(?:joined|joining|join)\s+the\s+(?P<val>{PROPER})", "group_the"),
+    ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:work|works|working|worked)\s+(?:\w+\s+)?for\s+the\s+(?P<val>{INSTITUTIONS})\b", "common"),
     ("works_at", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:joining|join)\s+{_ORG}(?![\w'’&\.\-])(?=\s+(?:as|in|on|next|this|from|at\s+the\s+end)\b)", "org"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:(?:got|landed|found|took|accepted|have|has)\s+(?:a\s+|an\s+|the\s+)?(?:new\s+|permanent\s+|part-time\s+|full-time\s+)?(?:job|role|position|post|contract|gig|work)|(?:got|accepted|took)\s+(?:an|the)\s+offer)\s+(?:with|at|from)\s+{_ORG}", "org"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:handed|handing|hand|put|putting|gave|giving)\s+in\s+(?:my|her|his|their|our)\s+notice\s+(?:at|to|with)\s+{_ORG}", "negated"),
@@ -142,23 +147,26 @@ FRAMES: list[tuple[str, str, str]] = [
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:quitting|quit|stopping|stopped|giving\s+up|gave\s+up|given\s+up|leaving|left|dropping|dropped)\s+(?:the\s+|my\s+)?(?P<val>[A-Za-z]+)\s+teaching\b", "teach_subject_negated"),
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?P<val>temping|interning|nannying|bartending|waitressing|tutoring|lecturing|consulting|freelancing)\b(?=\s+(?:at|for|with|now|these\s+days|full[- ]time|part[- ]time|again|still)\b|\s*[.!,;]|\s*$)", "gerund_title"),
     ("job_title", rf"(?<![\w'’])(?P<subj>[{_UP}][\w'’\-]+(?:\s+[{_UP}][\w'’\-]+)?),\s+(?:a\s+|an\s+|the\s+|our\s+|my\s+|your\s+)?(?:new\s+)?(?P<val>(?:[a-z\-]+\s+){{0,2}}(?:{OCC}))(?=\s*(?:[^\w\s]|$)|\s+(?:at|for|with|from|here)\b)", "occupation"),
-    ("job_title", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:work|works|worked|working|retrained|retraining|trained|qualified|qualifying|started|start|starting|began|begin|hired|taken\s+on|signed\s+on|employed|freelance|freelancing|volunteer|volunteers|volunteering|temping|moonlighting|(?:took|got|found|landed|have|has)\s+(?:a\s+|an\s+)?(?:new\s+)?(?:job|work|role|position)|(?:taken|took|taking)\s+over(?:\s+from\s+[{_UP}][\w'’\-]+)?|(?:stepped|stepping|step)\s+(?:in|up)(?:\s+for\s+[{_UP}][\w'’\-]+)?)\s+as\s+{_TITLE}", "title"),
+    ("job_title", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:work|works|worked|working|retrained|retraining|trained|qualified|qualifying|started|start|starting|began|begin|hired|taken\s+on|signed\s+on|employed|freelance|freelancing|volunteer|volunteers|volunteering|temping|moonlighting|(?:took|got|found|landed|have|has|accepted)\s+(?:a\s+|an\s+)?(?:new\s+)?(?:job|work|role|position|post|offer)(?:\s+(?:at|with|from)\s+(?:the\s+)?{PROPER})?|(?:taken|took|taking)\s+over(?:\s+from\s+[{_UP}][\w'’\-]+)?|(?:stepped|stepping|step)\s+(?:in|up)(?:\s+for\s+[{_UP}][\w'’\-]+)?)\s+as\s+{_TITLE}", "title"),
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is|be)(?:\s+(?:now|still|currently|officially))*\s+(?:the|their|our|its|your)\s+(?:new\s+|only\s+|acting\s+|interim\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){{0,2}})(?![\w'’])(?!\s+(?:of|for|to|in|on|who|that)\b)", "title"),
     ("job_title", rf"(?<![\w'’])(?P<subj>)(?:[Tt]hey|[{_UP}][\w'’&\-]+)(?:\s+(?:have|has|just|finally))*\s+(?:made|named|appointed|promoted)\s+me\s+(?:to\s+)?(?:a\s+|an\s+|the\s+|their\s+|our\s+)?(?:new\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){{0,3}})", "title"),
     # team or department
     ("works_in", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:joined|joining|join|(?:got\s+|been\s+|was\s+|were\s+)?(?:moved|transferred|put|assigned|reassigned|switched|rotated|placed|posted)\s+(?:over\s+|back\s+)?(?:on|onto|to|into)|moving\s+(?:over\s+)?to|transferring\s+to|rotated\s+(?:on)?to|placed\s+(?:on|in)|assigned\s+to|put\s+on|heading\s+up|head\s+up|heads\s+up|lead|leads|leading|run|runs|running)\s+{_TEAM}", "team"),
     # study and school
     ("studies", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:doing|do|taking|take|took|studying\s+for|started|starting|start|began|begun|finishing|finished|completing|completed|pursuing|working\s+(?:on|towards)|enrolled\s+(?:in|on)|signed\s+up\s+for|applied\s+for|got)\s+(?:a|an|my|her|his|the|their)\s+(?:[\w'’\-]+\s+)?(?:{DEGREES})\s+in\s+{_SUBJECT}", "common"),
+    ("school", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:started|starting|start|going\s+to|goes\s+to|off\s+to|(?:am|are|is)\s+at|(?:am|are|is)\s+in|applied\s+to|got\s+into)\s+(?:uni|university|college)\s+(?:in|at)\s+{_PLACE}", "place"),
     ("studies", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+in\s+(?:my|her|his|their|the)\s+(?:[a-z]+\s+)?year\s+(?:of|studying|doing)\s+{_SUBJECT}", "common"),
     ("school", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+in\s+(?:my|her|his|their|the)\s+(?:[a-z]+\s+)?year\s+(?:(?:of|studying|doing)\s+[a-z]+(?:\s+[a-z]+){{0,2}}\s+)?at\s+(?:the\s+)?{_PLACE}", "place"),
     ("studies", rf"{SUBJECT}{_CHAIN}\s+(?:got|have|has|been\s+offered|was\s+offered|accepted|took|won)\s+a\s+(?:place|spot|seat|scholarship)\s+(?:on|in|at|for)\s+(?:the|a|an)\s+(?P<val>[a-z]+(?:\s+[a-z]+){{0,2}}?)\s+(?:{DEGREES})\b", "common"),
-    ("school", rf"{SUBJECT}{_CHAIN}\s+(?:got|have|has|been\s+offered|was\s+offered|accepted|took|won|doing|do|starting|start|started|studying|taking)\s+(?:a\s+place\s+(?:on|in)\s+)?(?:the|a|an|my|her|his)\s+(?:[a-z]+\s+){{0,3}}?(?:{DEGREES})\s+(?:course\s+|programme\s+|program\s+)?at\s+(?:the\s+)?{_PLACE}", "place"),
+    ("school", rf"{SUBJECT}{_CHAIN}\s+(?:got|have|has|been\s+offered|was\s+offered|accepted|took|won|doing|do|starting|start|started|studying|taking)\s+(?:a\s+place\s+(?:on|in)\s+)?(?:the|a|an|my|her|his)\s+(?:[a-z]+\s+){{0,3}}?(?:{DEGREES})\s+(?:in\s+[a-z]+(?:\s+[a-z]+){{0,2}}\s+)?(?:course\s+|programme\s+|program\s+)?at\s+(?:the\s+)?{_PLACE}", "place"),
     ("studies", rf"{SUBJECT}{_CHAIN}\s+(?:reading|read|reads|studying|studied)\s+{_SUBJECT}\s+at\s+(?=[{_UP}])", "common"),
     ("school", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:enrolled|enrolling|enrol|enroll|registered|attend|attends|attending|attended|starting|started|start|transferring|transferred|going|go|goes|heading\s+off|off)\s+(?:at|in|with|to)?\s*{_SCHOOL_NAMED}", "place"),
     ("school", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+(?:at|in)\s+{_SCHOOL_NAMED}", "place"),
     # relationships
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:have|has|got|have\s+got|has\s+got)(?:\s+(?:{_AUX}))*\s+a\s+(?:new\s+)?(?:girlfriend|boyfriend|partner|gf|bf)\b(?P<val>)", "dating"),
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:(?:am|are|is)\s+(?:now\s+)?(?:in\s+a\s+(?:new\s+)?relationship|with\s+someone(?:\s+new)?|taken|off\s+the\s+market)|(?:met|found)\s+someone(?:\s+new)?|(?:started|began)\s+(?:going\s+out|seeing\s+each\s+other))\b(?P<val>)", "dating"),
+    ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:married|wed)\s+(?P<name>[{_UP}][a-zß-öø-ÿ]{{2,}})\b(?P<val>)", "married"),
+    ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:split(?:\s+up)?(?=\s*[.!,;]|\s*$|\s+(?:in|last|after|this|a|over|for)\b)|parted\s+ways|broke\s+it\s+off|called\s+it\s+a\s+day|(?:am|are|is)\s+no\s+longer\s+(?:a\s+couple|an\s+item|seeing\s+each\s+other))(?P<val>)", "breakup"),
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:(?:called\s+it\s+(?:quits|off))|(?:ended\s+(?:it|things))|(?:am|are|is)\s+(?:now\s+)?(?:single|back\s+on\s+the\s+market)|(?:went|go)\s+(?:our|their)\s+separate\s+ways)\b(?P<val>)", "breakup"),
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:got|am|are|is|were|was|been)\s+(?:now\s+)?(?:happily\s+)?(?P<val>married|engaged|divorced|separated|widowed|single)\b(?!\s+(?:to\s+the\s+idea|in\s+(?:the\s+)?(?:spring|summer|autumn|fall|winter|\w+uary|March|April|May|June|July|August|September|October|November|December)))", "status"),
     # likes and dislikes
@@ -194,6 +202,10 @@ FRAMES: list[tuple[str, str, str]] = [
     # a band or a group one plays or sings with: "she's played with Lowfield Static for years"
     ("member_of", rf"{SUBJECT}{_CHAIN}\s+(?:play|plays|played|playing|sing|sings|sang|singing|drum|drums|drummed|drumming|perform|performs|performed|performing|gig|gigs|gigged|gigging)\s+(?:(?:guitar|bass|drums|keys|keyboards|piano|violin|cello|sax|trumpet|lead|backing\s+vocals)\s+)?(?:with|in|for)\s+(?:the\s+)?(?P<val>{PROPER})", "group"),
     ("plan:trip", rf"{SUBJECT}{_CHAIN}\s+(?:want|wants|need|needs|fancy|fancies|would\s+love|would\s+like|(?:am|are|is)\s+(?:hoping|planning)\s+(?:for|on)|(?:am|are|is)\s+thinking|(?:am|are|is)\s+after)\s+(?:a|an|two|three|four|five|ten|a\s+few|some|a\s+couple\s+of)\s+(?:\w+\s+)?(?:weeks?|days?|nights?|months?|weekend|break|holiday|getaway|trip)\s+(?:in|on|at)\s+{_PLACE}", "place"),
+    # an event to come at a named place: "I'm doing my internship at the X in August", "come to my party at the Bell"
+    ("plan:{pkind}", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:doing|do|having|have|throwing|throw|hosting|host|holding|hold|attending|attend|playing|play|starting|start|running|run|going\s+to|booked|organi[sz]ing)\s+(?:my|our|the|a|an|his|her|their)\s+(?:[\w\-]+\s+)?(?P<pkind>{PLAN_KINDS})\s+(?:at|in)\s+(?:the\s+)?(?P<val>{PROPER}){_TIME_CUE}", "plan_place"),
+    ("plan:{pkind}", rf"\b(?:[Cc]ome|[Jj]oin\s+us)\s+(?:to|for|at)\s+(?P<subj>[Mm]y|[Oo]ur)\s+(?:[\w\-]+\s+)?(?P<pkind>{PLAN_KINDS})\s+(?:at|in)\s+(?P<val>(?:the\s+)?{PROPER})", "plan_place"),
+    ("plan:trip", rf"\b(?P<subj>[Tt]he|[Oo]ur|[Mm]y)\s+(?:\w+\s+)?(?:trip|vacation|holiday|visit|flight|getaway|break|weekend)\s+(?:to|in)\s+{_PLACE}\s+(?:is|was|has\s+been|have\s+been|got)\s+(?:now\s+)?(?:off|cancell?ed|called\s+off|scrapped)\b", "place_negated"),
     # a race entered or trained for: "signed up for the Harbour half marathon"
     ("plan:race", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:signed\s+up\s+(?:for|to)|entered|enter|entering|registered\s+for|training\s+for|run|running|do|doing|race|racing|ride|riding|swim|swimming)\s+(?:the|a|an|my|our)\s+(?P<val>(?:[{_UP}][\w'’\-]*\s+)*(?:\d+\s?[Kk]|half[- ]marathon|marathon|half|triathlon|ultra|ultramarathon|sportive|fun\s+run|relay|Ironman|[{_UP}][\w'’\-]*\s+(?:race|run|ride|swim|challenge)))\b", "race"),
     # activities played or done as a habit: "I've been playing five-a-side", "I do pottery"
@@ -282,7 +294,7 @@ def title(raw: str) -> str | None:
     return None
 
 
-LEXICON_KINDS = frozenset("""service group teach_subject teach_subject_negated tool_any tool_negated_any org_named race
+LEXICON_KINDS = frozenset("""service group group_the teach_subject teach_subject_negated tool_any tool_negated_any org_named race
     gerund_title title org""".split())
 
 
@@ -304,6 +316,12 @@ def lexicon_value(kind: str, raw: str, groups: dict, attribute: str) -> tuple[st
     elif kind == "group":  # a band or group played with: a name of two words or a group's head noun
         value = clean_value(raw, "proper")
         if not value or tool_kind(value) or (len(value.split()) < 2 and value.lower().split()[-1] not in GROUP_HEADS):
+            return None
+    elif kind == "group_the":  # "joined the Riverside Runners": a plural name or a group's head noun is a group
+        value = clean_value(raw, "proper")
+        last = (value or "").lower().split()[-1:] or [""]
+        if not value or tool_kind(value) or ORG_HEAD.search(value) or not (
+                last[0] in GROUP_HEADS or re.fullmatch(r"[a-z]+[^su]s", last[0])):
             return None
     elif kind.startswith("teach_subject"):  # "I teach guitar": a guitar teacher; "quitting the guitar teaching"
         value = teacher_of(raw)

@@ -153,7 +153,9 @@ _rule("uses:{what}", rf"{_SUBJ}{_ADV}(?:(?:\s+would|'d)\s+like\s+to|\s+want\s+to
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}(?:(?:\s+would|'d)\s+like\s+to|\s+want\s+to|\s+(?:am|are|is)\s+going\s+to|\s+will|\s+just)?\s+(?:switch|move|change)d?\s+from\s+(?:the|my|our|your)\s+{_PROPER}\s+(?:plan|tier|subscription|package)\s+to\s+(?:the\s+)?(?P<val>{_PROPER})", "plan_tier")
 _rule("uses:{what}", rf"{_SUBJ}\s+(?:am|are|is)\s+[^.!?]{{0,40}}?\band\s+(?:moving|switching|migrating)\s+(?:over\s+|back\s+)?to\s+(?P<val>{_PROPER})", "tool")
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:building|writing|making|developing)\s+(?:a|an|the|our|my)\s+[^.!?]{{0,40}}?\b(?:in|with|on)\s+(?P<val>{_PROPER})", "tool")
-_PLAN_KINDS = r"trip|vacation|holiday|party|wedding|dinner|move|visit|launch|release|meeting|concert|reunion|barbecue|bbq|getaway|cruise|camping trip|road trip|honeymoon|surprise party|birthday party"
+_PLAN_KINDS = (r"trip|vacation|holiday|party|wedding|dinner|move|visit|launch|release|meeting|concert|reunion|barbecue|bbq|getaway|cruise|camping trip|road trip|honeymoon|surprise party|birthday party|"
+               r"internship|placement|gig|show|exhibition|festival|retreat|workshop|conference|residency|tour|recital|fundraiser|party|date")
+PLAN_KINDS = _PLAN_KINDS
 _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:planning|taking|going\s+on|booking)|(?:have|has)\s+(?:planned|booked)|planned|booked|plan)\s+(?:a|an|our|my|the)\s+(?:\w+\s+)?(?:trip|vacation|holiday|getaway|visit|road trip)\s+to\s+(?P<val>{_PROPER})")
 _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:going|heading|flying|travelling|traveling|off)|will\s+(?:go|fly|travel|be\s+going)|(?:plan|plans|want|hope)\s+to\s+(?:go|fly|travel)|(?:am|are|is)\s+planning\s+to\s+(?:go|fly|travel))\s+to\s+(?P<val>{_PROPER})(?=[^.!?]*\b(?:in|next|this|on|for|over|at|from|trip|vacation|holiday|week|month|summer|winter|spring|fall|autumn)\b)", "place")
 _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:will\s+(?:be\s+)?visit(?:ing)?|(?:am|are|is)\s+visiting|(?:plan|plans|want|hope)\s+to\s+visit|(?:am|are|is)\s+planning\s+to\s+visit)\s+(?P<val>{_PROPER})", "place")
@@ -175,7 +177,7 @@ _OCC = "|".join(sorted(OCCUPATIONS, key=len, reverse=True))
 _rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:now\s+)?(?:living|staying)|live|lives)\s+(?:at|with)\s+[^.!?,;]{{1,30}}?\s+in\s+(?P<val>{_PROPER})")
 _rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:now\s+)?based\s+out\s+of\s+(?P<val>{_PROPER})")
 _rule("lives_in", rf"{_SUBJ}\s+(?:am|are|is)\s+(?:visiting|over|down|up)\s+from\s+(?P<val>{_PROPER})")
-_rule("from", rf"{_SUBJ}{_ADV}\s+(?:moved|came|emigrated|immigrated|relocated)\s+(?:here\s+|over\s+|to\s+{_PROPER}\s+)?from\s+(?P<val>{_PROPER})")
+_rule("from", rf"{_SUBJ}{_ADV}\s+(?:moved|came|emigrated|immigrated|relocated)\s+(?:here\s+|over\s+|to\s+{_PROPER}\s+)?from\s+(?P<val>{_PROPER})(?![\w'’&\.\-])(?!\s+to\b)")
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+no\s+longer\s+(?:at|with|working\s+(?:at|for|with))|(?:have\s+|has\s+)?stopped\s+(?:working|doing\s+(?:any\s+)?work)\s+(?:at|for|with))\s+(?:the\s+)?(?P<val>{_PROPER})", "negated")
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:was|were|got)\s+(?:made\s+redundant|laid\s+off|let\s+go)\s+(?:from|at|by)\s+(?:the\s+)?(?P<val>{_PROPER})", "negated")
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:start|starts|started|(?:am|is|are)\s+starting|will\s+start)\s+(?:work\s+|working\s+)?at\s+the\s+(?P<val>{_PROPER})(?![\w'’&\.\-])(?!\s+(?:course|class|tutorial|program|programme|app|website|site|book|module)\b)")
@@ -187,7 +189,7 @@ _rule("hobby", rf"{_SUBJ}{_ADV}\s+(?:quit|gave\s+up|given\s+up|stopped|dropped)\
 _rule("member_of", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:back\s+|now\s+|still\s+|also\s+)*(?:on|in)\s+(?:the|a|an|our|my)\s+(?P<val>(?:{ACTIVITIES})\s+{_GROUP_NOUN})\b", "common")
 _rule("member_of", rf"{_SUBJ}{_ADV}\s+(?:left|quit|dropped\s+out\s+of)\s+(?:the|my|our)\s+(?P<val>(?:[\w'\-]+\s+){{0,2}}?(?:club|band|choir|orchestra|league|society|circle|gym))\b", "common_negated")
 _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:also\s+|still\s+)?(?:saving|budgeting|saving\s+up)\s+for\s+(?:a|an|our|my|the)\s+(?:\w+\s+)?(?:trip|vacation|holiday|getaway|visit)\s+to\s+(?P<val>{_PROPER})", "place")
-_rule("plan:trip", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:return\s+|outbound\s+|next\s+)?(?:flight|trip|holiday|vacation)\s+to\s+(?P<val>{_PROPER})", "place")
+_rule("plan:trip", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:return\s+|outbound\s+|next\s+)?(?:flight|trip|holiday|vacation)\s+to\s+(?P<val>{_PROPER})(?![\w'’&\.\-])(?!\s+(?:is|was|has\s+been|got|have\s+been)\s+(?:now\s+)?(?:off|cancell?ed|called\s+off|scrapped)\b)", "place")
 _rule("plan:{pkind}", rf"\b(?P<subj>[Tt]he|[Oo]ur|[Mm]y)\s+(?P<pkind>{_PLAN_KINDS})(?:\s+is|'s|\s+has)?\s+(?:been\s+)?(?:moved|changed|switched|relocated)\s+to\s+(?P<val>{_PROPER})", "plan_place")
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:did\s+)?(?:(?:end|ended)\s+up\s+)?(?:switch|switched|switching|move|moved|moving|migrate|migrated|migrating|change|changed|changing|port|ported|porting)\s+(?:(?:the|our|my|everything|it|us)\b(?:\s+[\w\-]+){{0,3}}?\s+)?(?:over\s+)?from\s+(?:the\s+)?{_PROPER}\s+to\s+(?P<val>{_PROPER})", "tool")
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:(?:ended|end)\s+up\s+(?:going|sticking|staying)\s+with|(?:have\s+)?decided\s+to\s+(?:stay|stick|go)\s+with)\s+(?P<val>{_PROPER})", "tool")

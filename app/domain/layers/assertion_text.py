@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from app.domain.layers.assertion_rules import RELATION_NOUNS
 from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, STOPWORDS
 
 _UP = "A-ZÀ-ÖØ-Þ"  # capitals, Latin-1 included
@@ -35,6 +36,7 @@ TOOL_KINDS = {
     "notes": "notion evernote obsidian onenote",
     "design": "figma",
     "repository": "github gitlab bitbucket",
+    "ci": "jenkins circleci travis buildkite github actions gitlab ci",
     "model": "bert roberta distilbert llama mistral mixtral gemma qwen gpt-4 gpt-4o gpt-3.5 t5 resnet yolo whisper",
 }
 _TOOL_OF = {w: kind for kind, ws in TOOL_KINDS.items() for w in ws.split()}
@@ -125,6 +127,12 @@ CO_SUBJECT = re.compile(rf"\b([{_UP}][a-zß-öø-ÿ]{{2,}})\s+and\s+$")
 # "at Ayo's on Saturday" is a place: a name's "'s" after a preposition stays a possessive
 _NOT_AFTER_PREP = r"(?<![\w'])(?<!\bto\s)(?<!\bat\s)(?<!\bby\s)(?<!\bfrom\s)(?<!\bnear\s)(?<!\bround\s)(?<!\bover\s)(?<!\bin\s)"
 _CONTRACTIONS = [
+    # "my husband's a firefighter", "her daughter's at Kingsmead now": a relation's "'s" before a state is "is"
+    (re.compile(rf"\b((?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Yy]our|[Tt]heir)\s+(?:(?:older|younger|little|big|eldest|new)\s+)?(?:{RELATION_NOUNS}))'s"
+                r"(?=\s+(?:a|an|at|in|now|still|moving|living|working|studying|married|engaged|single|divorced|retired|"
+                r"pregnant|from|based|with|dating|seeing|also|just|finally|starting|off|back|over|doing|teaching)\b)"), r"\1 is"),
+    (re.compile(rf"\b((?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Yy]our|[Tt]heir)\s+(?:(?:older|younger|little|big|eldest|new)\s+)?(?:{RELATION_NOUNS}))'s"
+                r"(?=\s+(?:been|got|gotten|moved|left|quit|joined|started|finished|become|decided|taken|found)\b)"), r"\1 has"),
     (re.compile(r"\b(I)'m\b"), r"\1 am"),
     (re.compile(r"\b([Ww]e|[Yy]ou|[Tt]hey)'re\b"), r"\1 are"),
     (re.compile(r"\b(I|[Ww]e|[Yy]ou|[Tt]hey)'ve\b"), r"\1 have"),

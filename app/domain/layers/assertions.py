@@ -18,6 +18,7 @@ from typing import Iterable, Sequence
 
 from app.domain.layers.assertion_rules import (  # noqa: F401  (re-exported: callers read the vocabulary here)
     MULTI_VALUED_PREFIXES,
+    PROPER,
     OCCUPATIONS,
     ACTIVITIES,
     HABIT,
@@ -52,6 +53,7 @@ _UNNAMED = {"plan": "planned", "works_at": "job", "moving_to": "move"}  # the va
 _NOUN_PHRASE = re.compile(r"(?i)(?:my|our|his|her|their)\s+[\w\- ]+")
 _IMPLIED_STATUS = {"husba": "married", "wife": "married", "fianc": "engaged"}
 _NOT_PLACES = frozenset("bed work school church class practice lunch dinner breakfast sleep town".split())
+_GONE = re.compile(r"[^.!?]{0,40}?\b(?:died|passed\s+away|was\s+put\s+(?:down|to\s+sleep)|had\s+to\s+be\s+put\s+down|is\s+gone)\b")
 _NEG_VERBS = ("hate", "dislike", "cannot stand", "do not like", "no longer like", "do not enjoy")
 def _is_speaker(name: str, speaker: str) -> bool:
     """Whether `name` is the speaker's name or its first word ("Rui Tavares" said by "Rui")."""
@@ -185,7 +187,8 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                 negated = kind == "plan_cancel"
                 pk = (groups.get("pkind") or "").lower()
                 groups = {**groups, "pkind": _PLAN_KIND.get(pk, pk)}
-                value = "planned"
+                where = re.match(rf"\s+(?:to|in)\s+({PROPER})", text[m.end():]) if negated else None
+                value = clean_value(where.group(1), "proper") or "planned" if where else "planned"  # "cancelled the trip to Bruges"
             elif kind == "number":
                 n = int(raw) if raw.isdigit() else NUMBER_WORDS.get(raw.lower())
                 value = str(n) if n is not None else None
@@ -273,6 +276,8 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
         found = [f for f in found if not (f[2] == "relationship_status" and f[3] != "single" and f[1] == event.speaker
                                           and re.match(r"(?i)my\b", f[4]))]
     found = settle_found(found, event.speaker or "speaker")
+    # "our old dog Rufus died last year": a pet that is gone is no pet one has
+    found = [f for f in found if not (f[2].startswith(("has_pet", "pet_name:")) and _GONE.match(text, f[6]))]
     found.sort(key=lambda f: f[0])
     out = []
     mentions = None
