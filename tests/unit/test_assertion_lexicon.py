@@ -228,3 +228,16 @@ def test_a_child_starting_at_a_nursery_goes_to_school_there():
 def test_a_relative_named_with_a_place_lives_there_and_a_stay_with_them_is_the_speakers_too():
     assert rows((N, "We're staying with my sister Hanne in Ilkley for now.")) == {
         (N, "lives_in", "Ilkley", False), ("Hanne", "lives_in", "Ilkley", False)}
+
+
+def test_a_speaker_named_in_full_before_speaking_is_one_holder_and_their_change_supersedes():
+    evs = [LayerEvent("0", "Bea", "You'll be next to Joyce Pemberton, she's chaired the committee for years.", T0, "c", seq=0),
+           LayerEvent("1", "Joyce", "I've stepped down from the committee, by the way.", T0 + timedelta(days=9), "c", seq=1)]
+    tl = build_timeline(extract_all(evs))[0]
+    held = next(a for a in tl if not a.negated)
+    ended = next(a for a in tl if a.negated)
+    assert held.entity == ended.entity == "Joyce Pemberton" and held.superseded_by == ended.id
+
+
+def test_a_title_said_as_a_fragment_before_its_start():
+    assert (N, "job_title", "sound engineer", False) in rows((N, "I got the Halvard job!! sound engineer, started on the 7th"))

@@ -139,7 +139,7 @@ FRAMES: list[tuple[str, str, str]] = [
     ("member_of", rf"{SUBJECT}{_CHAIN}\s+(?:volunteer|volunteers|volunteered|volunteering|help\s+out|helps\s+out|helped\s+out|helping\s+out)\s+(?:with|at|for)\s+{_ORG}", "org_named"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:started|starting|start|began|begin|joined|joining|hired|taken\s+on|work|works|worked|working|going\s+back\s+to|gone\s+back\s+to|went\s+back\s+to|returning\s+to|returned\s+to|rejoining|rejoined)\s+as\s+(?:a|an|the)\s+[a-z\- ]{{2,30}}?\s+(?:at|for|with|in)\s+{_ORG_PROPER}", "org"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:going\s+back\s+to|gone\s+back\s+to|went\s+back\s+to|returning\s+to|returned\s+to|rejoining|rejoined|back\s+at)\s+(?:the\s+)?(?P<val>{PROPER})\s+as\s+(?:a|an|the|their|its)\b", "org"),
-    ("job_title", rf"(?:^|(?<=[.!?]\s)|(?<=[.!?]))\s*(?P<subj>)(?P<val>(?i:(?:[a-z\-]+\s+){{0,2}}(?:{OCC})))\s+(?:at|for|with)\s+(?:the\s+)?[{_UP}]", "occupation"),
+    ("job_title", rf"(?:^|(?<=[.!?]\s)|(?<=[.!?]))\s*(?P<subj>)(?P<val>(?i:(?:[a-z\-]+\s+){{0,2}}(?:{OCC})))(?:\s+(?:at|for|with)\s+(?:the\s+)?[{_UP}]|\s*,\s*(?:started|starting|from|since|beginning|begins|as\s+of)\b)", "occupation"),
     ("works_at", rf"(?:^|(?<=[.!?]\s)|(?<=[.!?]))\s*(?P<subj>)(?i:(?:[a-z\-]+\s+){{0,2}}(?:{OCC}))\s+(?:at|for|with)\s+{_ORG_PROPER}", "org"),
     # occupation: working or starting as, made or named, "the new X", a name in apposition, a trade done
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently|officially|actually))*\s+(?:a|an)\s+(?P<val>[a-z\-]+(?:\s+[a-z\-]+){{0,2}})(?![\w'’])", "title"),
