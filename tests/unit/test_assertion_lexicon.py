@@ -241,3 +241,13 @@ def test_a_speaker_named_in_full_before_speaking_is_one_holder_and_their_change_
 
 def test_a_title_said_as_a_fragment_before_its_start():
     assert (N, "job_title", "sound engineer", False) in rows((N, "I got the Halvard job!! sound engineer, started on the 7th"))
+
+
+def test_leaving_us_ends_the_job_that_stands_and_a_home_named_by_its_place_is_where_one_lives():
+    tl = build_timeline(extract_all([
+        LayerEvent("0", "Ana", "We've hired Greta as our first designer at Tallyo.", T0, "c", seq=0),
+        LayerEvent("1", "Ana", "Greta is leaving us at the end of the month.", T0 + timedelta(days=9), "c", seq=1),
+    ]))[0]
+    ended = [a for a in tl if a.negated and a.entity == "Greta"]
+    assert [(a.attribute, a.value) for a in ended] == [("works_at", "Tallyo")]
+    assert rows((N, "The Hamburg flat is great, tiny kitchen though.")) == {(N, "lives_in", "Hamburg", False)}

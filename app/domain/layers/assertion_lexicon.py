@@ -99,6 +99,7 @@ FRAMES: list[tuple[str, str, str]] = [
     ("lives_in", rf"{SUBJECT}{_CHAIN}\s+{_MOVED}\s+(?:(?:back\s+|out\s+|over\s+)?(?:to|in|into|down\s+in)\s+){_HOME}{_PLACE}", "place"),
     ("lives_in", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|back|currently|happily|finally|settled|living|based|home))*\s+in\s+{_PLACE}(?![\w'’&\.\-]){_NOW_CUE}", "place"),
     ("lives_in", rf"{SUBJECT}{_CHAIN}\s+(?:call|calls)\s+{_PLACE}\s+home\b", "place"),
+    ("lives_in", rf"\b(?:(?P<subj>[Oo]ur|[Mm]y)|[Tt]he)\s+(?:new\s+)?{_PLACE}\s+(?:flat|apartment|house|place|home)\s+(?:is|feels|looks)\s+(?!(?:off|cancell?ed|not|no|gone|sold|on\s+the\s+market)\b)", "place"),
     ("lives_in", rf"{SUBJECT}{_CHAIN}\s+(?:live|lives|living|lived|based|settled)\s+(?:out|over|up|down|back|right|just|somewhere)\s+(?:in|near)\s+{_PLACE}", "place"),
     ("lives_in", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?!(?:old|former|previous|last|holiday|summer|parents|mum's|mom's|dad's)\b)(?:[a-z\-]+\s+){{0,2}}?(?:flat|apartment|house|place|home|room|studio|condo|cottage|bedsit|digs)\s+in\s+{_PLACE}", "place"),
     ("lives_in", rf"(?<!moved\sin\swith\s)(?<!moving\sin\swith\s)\b(?P<subj>[Mm]y\s+(?:{RELATIONS}))\s+(?:(?:over|up|down|out|back)\s+)?in\s+{_PLACE}(?![\w'’&\.\-])(?!\s+(?:on|at|last|this|next|yesterday|today|tonight|tomorrow|for)\b)", "place"),
@@ -120,6 +121,7 @@ FRAMES: list[tuple[str, str, str]] = [
     # employer: a state, a start, a hire; its end
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently|happily|back))*\s+with\s+{_ORG}(?![\w'’&\.\-]){_NOW_CUE}", "org"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently|happily|back))*\s+at\s+{_ORG_NAMED}", "org"),
+    ("works_at", rf"(?<![\w'’])(?:I|[Ww]e|[{_UP}][a-zß-öø-ÿ]{{2,}})(?:\s+(?:have|has|had|just|finally|also))*\s+(?:hired|taken\s+on|took\s+on|recruited|brought\s+on|brought\s+in|appointed|signed)\s+(?P<subj>[{_UP}][a-zß-öø-ÿ]{{2,}})\s+as\s+[^.!?,;]{{0,40}}?\s+(?:at|for|with)\s+{_ORG_PROPER}", "org"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:employed|hired|taken\s+on|recruited|poached|headhunted|snapped\s+up)\s+by\s+{_ORG}", "org"),
     ("works_at", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:joining|join|joined|starting\s+(?:at|with)|start\s+(?:at|with)|started\s+(?:at|with)|signing\s+with|going\s+to\s+work\s+(?:at|for)|moving\s+(?:over\s+)?to)\s+{_ORG_NAMED}", "org"),
     ("member_of", rf"{SUBJECT}{_CHAIN}\s+(?:joined|joining|join)\s+the\s+(?P<val>{PROPER})", "group_the"),
@@ -133,6 +135,7 @@ FRAMES: list[tuple[str, str, str]] = [
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:walked\s+out\s+(?:of|on)|resigned\s+from|left\s+my\s+(?:job|role|post|position)\s+at|parted\s+ways\s+with|(?:was|were|got)\s+(?:dismissed|sacked|fired|laid\s+off|let\s+go)\s+(?:from|by|at))\s+{_ORG}", "negated"),
     ("works_at", rf"{SUBJECT}{_NEG}\s+(?:with|at|working\s+(?:at|for|with)|employed\s+(?:at|by))\s+{_ORG}(?![\w'’&\.\-])(?=\s+(?:any\s?more|now|these\s+days)\b|\s*[.!,;]|\s*$)", "negated"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:handed|handing|hand|put|gave)\s+in\s+(?:my|her|his|their|our)\s+notice\b(?!\s+(?:at|to|with)\b)(?P<val>)", "job_ended"),
+    ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is|has|have)\s+(?:leaving|left|quitting|quit)\s+(?:us|the\s+(?:company|firm|team|business|practice|startup|agency|office))\b(?P<val>)", "job_ended"),
     # an employer one works for under another verb: "I'm driving for Medway Couriers now", "volunteering with X"
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+(?P<verb>driving|writing|cleaning|cooking|designing|teaching|coaching|nursing|editing|modelling|delivering|working|coding|consulting|freelancing|contracting|temping|nannying|tutoring)\s+(?:for|with)\s+{_ORG}(?![\w'’&\.\-]){_NOW_CUE}", "org_named"),
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+(?P<val>driving|writing|cleaning|cooking|designing|coaching|nursing|editing|modelling)\s+(?:for|with)\s+(?:the\s+)?(?P<org>{PROPER})(?![\w'’&\.\-]){_NOW_CUE}", "gerund_title"),
