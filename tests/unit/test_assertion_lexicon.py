@@ -109,6 +109,7 @@ PROBES = [
     ("We cancelled the trip to Bruges.", {(N, "plan:trip", "Bruges", True)}),
     ("Our holiday in Corfu got cancelled.", {(N, "plan:trip", "Corfu", True)}),
     ("I joined the Riverside Runners last month.", {(N, "member_of", "Riverside Runners", False)}),
+    ("I joined a book lovers group.", {(N, "member_of", "book lovers group", False)}),
     ("We've moved from Jenkins to GitHub Actions.", {(N, "uses:ci", "GitHub Actions", False)}),
     ("I am doing my internship at the Larch Institute in August.", {(N, "plan:internship", "Larch Institute", False)}),
 ]
@@ -129,6 +130,13 @@ def test_paraphrases_read_as_the_claim_they_state(text, expected):
     "I'm off to bed.",
     "Our old dog Rufus died last year.",  # a pet that is gone
     "We split the bill.",
+    "It made me remember how lucky I am.",
+    "We got a few fish at the lake.",  # caught, not kept
+    "Cycling is a great way to relax.",
+    "He taught us to be kind.",
+    "Studying old maps is fun.",
+    "I'm an expert hiker by now.",
+    "I'm obsessed with the way the light falls here.",
 ])
 def test_words_that_state_no_such_claim_add_nothing(text):
     assert rows((N, text)) == set()

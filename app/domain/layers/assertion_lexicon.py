@@ -50,7 +50,7 @@ SCHOOL_HEADS = frozenset("university college school academy institute conservato
 GROUP_HEADS = frozenset("club choir band orchestra society league circle crew collective ensemble troupe "
                         "gym guild association union".split())
 TEAM_HEADS = frozenset("team department dept unit ward division desk squad office branch".split())
-TEAM_NOUN = "team|department|dept|unit|ward|division|desk|squad|practice|group|office|branch|lab"
+TEAM_NOUN = "team|department|dept|unit|ward|division|desk|squad"  # not "group": a group joined is a membership
 DEGREES = ("degree|BA|BSc|MA|MSc|MBA|MEng|PhD|doctorate|masters|master's|bachelor's|bachelors|diploma|course|major|"
            "minor|apprenticeship|qualification|certificate|foundation\\s+year|postgrad|postgraduate|undergrad|A-levels")
 HOBBY_NOUNS = ("pottery|knitting|crochet|photography|woodwork|woodworking|archery|calligraphy|origami|ceramics|"
@@ -68,6 +68,11 @@ SERVICE_KIND = {"insurance": "insurer", "policy": "insurer", "cover": "insurer",
                 "energy": "energy", "electricity": "energy", "gas": "energy", "subscription": "subscription",
                 "membership": "membership", "gym membership": "gym"}
 SERVICES = "|".join(sorted((k.replace(" ", "\\s+") for k in SERVICE_KIND), key=len, reverse=True))
+# what one teaches for a living: a language or subject named with a capital, or one of these
+TAUGHT = ("maths|math|science|history|geography|art|music|drama|chemistry|physics|biology|economics|law|"
+          "piano|guitar|violin|cello|drums|singing|voice|dance|ballet|yoga|pilates|swimming|tennis|climbing|"
+          "karate|judo|boxing|kickboxing|fitness|spin|cooking|pottery|painting|drawing|photography|coding|"
+          "programming|computing|reception|nursery|primary|secondary|kindergarten|preschool")
 INSTITUTIONS = ("council|city\\s+council|county\\s+council|government|civil\\s+service|NHS|army|navy|air\\s+force|police|"
                 "fire\\s+service|post\\s+office|railways?|ministry|health\\s+service|local\\s+paper|BBC|UN|EU")
 GERUND_TITLES = {"driving": "driver", "writing": "writer", "cleaning": "cleaner", "cooking": "cook", "designing": "designer",
@@ -85,7 +90,7 @@ _SCHOOL_NAMED = (rf"(?:the\s+)?(?P<val>[{_UP}][\w'’&\.\-]*(?:\s+(?:of\s+)?[{_U
 _TITLE = r"(?:(?:a|an|the|their|our|its)\s+)?(?:(?:new|senior|junior|lead|head|only|trainee|qualified|full-time|part-time|freelance|first)\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){0,2})(?![\w'’])"
 _TEAM = rf"(?:the\s+|a\s+|our\s+|my\s+)(?P<val>(?:[\w\-]+\s+){{0,2}}(?:{TEAM_NOUN}))\b"
 _SUBJECT = r"(?P<val>[a-z]+(?:\s+[a-z]+){0,2})"
-_NP = r"(?P<val>[\w'’\-]+(?:\s+[\w'’\-]+){0,4})"
+_NP = r"(?!(?:the\s+way|the\s+fact|the\s+idea|how|what|when|why|where|that|making|being|getting|having|seeing|knowing|helping)\b)(?P<val>[\w'’\-]+(?:\s+[\w'’\-]+){0,4})"
 _TIME_CUE = (r"(?=[^.!?]*\b(?:in|next|this|on|for|over|at|from|trip|holiday|vacation|week|weeks|weekend|month|summer|"
              r"winter|spring|fall|autumn|year|honeymoon|break|soon)\b)")
 _NOW_CUE = r"(?=\s+(?:now|these\s+days|nowadays|for\s+good|permanently|full[- ]time|since|as\s+(?:a|an|of)\b)|\s*[.!,;]|\s*$)"
@@ -146,13 +151,13 @@ FRAMES: list[tuple[str, str, str]] = [
     ("works_at", rf"(?:^|(?<=[.!?]\s)|(?<=[.!?]))\s*(?P<subj>)(?i:(?:[a-z\-]+\s+){{0,2}}(?:{OCC}))\s+(?:at|for|with)\s+{_ORG_PROPER}", "org"),
     # occupation: working or starting as, made or named, "the new X", a name in apposition, a trade done
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently|officially|actually))*\s+(?:a|an)\s+(?P<val>[a-z\-]+(?:\s+[a-z\-]+){{0,2}})(?![\w'’])", "title"),
-    ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:teach|teaches|taught)\s+(?P<val>[A-Za-z]+)(?![\w'’\-])(?!\s+(?:me|you|him|her|them|us|at\s+home)\b)", "teach_subject"),
+    ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:teach|teaches)\s+(?P<val>[{_UP}][a-z]+|{TAUGHT})(?![\w'’\-])", "teach_subject"),
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:quitting|quit|stopping|stopped|giving\s+up|gave\s+up|given\s+up|leaving|left|dropping|dropped)\s+(?:the\s+|my\s+)?(?P<val>[A-Za-z]+)\s+teaching\b", "teach_subject_negated"),
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?P<val>temping|interning|nannying|bartending|waitressing|tutoring|lecturing|consulting|freelancing)\b(?=\s+(?:at|for|with|now|these\s+days|full[- ]time|part[- ]time|again|still)\b|\s*[.!,;]|\s*$)", "gerund_title"),
     ("job_title", rf"(?<![\w'’])(?P<subj>[{_UP}][\w'’\-]+(?:\s+[{_UP}][\w'’\-]+)?),\s+(?:a\s+|an\s+|the\s+|our\s+|my\s+|your\s+)?(?:new\s+)?(?P<val>(?:[a-z\-]+\s+){{0,2}}(?:{OCC}))(?=\s*(?:[^\w\s]|$)|\s+(?:at|for|with|from|here)\b)", "occupation"),
     ("job_title", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:work|works|worked|working|retrained|retraining|trained|qualified|qualifying|started|start|starting|began|begin|hired|taken\s+on|signed\s+on|employed|freelance|freelancing|volunteer|volunteers|volunteering|temping|moonlighting|(?:took|got|found|landed|have|has|accepted)\s+(?:a\s+|an\s+)?(?:new\s+)?(?:job|work|role|position|post|offer)(?:\s+(?:at|with|from)\s+(?:the\s+)?{PROPER})?|(?:taken|took|taking)\s+over(?:\s+from\s+[{_UP}][\w'’\-]+)?|(?:stepped|stepping|step)\s+(?:in|up)(?:\s+for\s+[{_UP}][\w'’\-]+)?)\s+as\s+{_TITLE}", "title"),
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is|be)(?:\s+(?:now|still|currently|officially))*\s+(?:the|their|our|its|your)\s+(?:new\s+|only\s+|acting\s+|interim\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){{0,2}})(?![\w'’])(?!\s+(?:of|for|to|in|on|who|that)\b)", "title"),
-    ("job_title", rf"(?<![\w'’])(?P<subj>)(?:[Tt]hey|[{_UP}][\w'’&\-]+)(?:\s+(?:have|has|just|finally))*\s+(?:made|named|appointed|promoted)\s+me\s+(?:to\s+)?(?:a\s+|an\s+|the\s+|their\s+|our\s+)?(?:new\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){{0,3}})", "title"),
+    ("job_title", rf"(?<![\w'’])(?P<subj>)(?:[Tt]hey|[{_UP}][\w'’&\-]+)(?:\s+(?:have|has|just|finally))*\s+(?:(?:made|named|appointed)\s+me\s+(?:a|an|the|their|our|its)|promoted\s+me\s+to(?:\s+(?:a|an|the))?)\s+(?:new\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){{0,3}})", "title"),
     # team or department
     ("works_in", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:joined|joining|join|(?:got\s+|been\s+|was\s+|were\s+)?(?:moved|transferred|put|assigned|reassigned|switched|rotated|placed|posted)\s+(?:over\s+|back\s+)?(?:on|onto|to|into)|moving\s+(?:over\s+)?to|transferring\s+to|rotated\s+(?:on)?to|placed\s+(?:on|in)|assigned\s+to|put\s+on|heading\s+up|head\s+up|heads\s+up|lead|leads|leading|run|runs|running)\s+{_TEAM}", "team"),
     # study and school
@@ -167,7 +172,8 @@ FRAMES: list[tuple[str, str, str]] = [
     ("school", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+(?:at|in)\s+{_SCHOOL_NAMED}", "place"),
     # relationships
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:have|has|got|have\s+got|has\s+got)(?:\s+(?:{_AUX}))*\s+a\s+(?:new\s+)?(?:girlfriend|boyfriend|partner|gf|bf)\b(?P<val>)", "dating"),
-    ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:(?:am|are|is)\s+(?:now\s+)?(?:in\s+a\s+(?:new\s+)?relationship|with\s+someone(?:\s+new)?|taken|off\s+the\s+market)|(?:met|found)\s+someone(?:\s+new)?|(?:started|began)\s+(?:going\s+out|seeing\s+each\s+other))\b(?P<val>)", "dating"),
+    ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:(?:am|are|is)\s+(?:now\s+)?(?:in\s+a\s+(?:new\s+)?relationship|with\s+someone(?:\s+new)?|taken|off\s+the\s+market)|(?:started|began)\s+(?:going\s+out|seeing\s+each\s+other))\b(?P<val>)", "dating"),
+    ("relationship_status", rf"{SUBJECT}\s+(?:have|has)(?:\s+(?:just|finally|actually|also))*\s+(?:met|found)\s+someone(?:\s+(?:new|special))?(?=\s*[.!,;]|\s*$|\s+(?:and|at|on|through|online)\b)(?P<val>)", "dating"),
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:married|wed)\s+(?P<name>[{_UP}][a-zß-öø-ÿ]{{2,}})\b(?P<val>)", "married"),
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:split(?:\s+up)?(?=\s*[.!,;]|\s*$|\s+(?:in|last|after|this|a|over|for)\b)|parted\s+ways|broke\s+it\s+off|called\s+it\s+a\s+day|(?:am|are|is)\s+no\s+longer\s+(?:a\s+couple|an\s+item|seeing\s+each\s+other))(?P<val>)", "breakup"),
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:(?:called\s+it\s+(?:quits|off))|(?:ended\s+(?:it|things))|(?:am|are|is)\s+(?:now\s+)?(?:single|back\s+on\s+the\s+market)|(?:went|go)\s+(?:our|their)\s+separate\s+ways)\b(?P<val>)", "breakup"),
@@ -190,7 +196,7 @@ FRAMES: list[tuple[str, str, str]] = [
     # a pet described ("a very needy greyhound called Biscotti"), adopted ("a second cat, Pamonha")
     ("pet_name:{pet}", rf"\b(?P<subj>[Aa]n?|[Oo]ur|[Mm]y)\s+(?:[a-z\-]+\s+){{0,3}}?(?P<pet>{PETS})\s*,?\s+(?:who\s+is\s+|is\s+)?(?:named|called)\s+(?P<val>[{_UP}][a-z]+)", "proper"),
     ("pet_name:{pet}", rf"{SUBJECT}{_CHAIN}\s+(?:have|got|adopted|rescued|bought|took\s+in|brought\s+home|welcomed|fostered|come\s+with)\s+(?:a|an|another)\s+(?:[a-z\-]+\s+){{0,2}}?(?P<pet>{PETS})\s*,\s+(?P<val>[{_UP}][a-z]+)\b", "proper"),
-    ("has_pet", rf"{SUBJECT}{_CHAIN}\s+(?:have|has|got|adopted|rescued|bought|took\s+in|brought\s+home|welcomed|fostered|come\s+with|own|owns)\s+(?:a|an|another|two|three|four)\s+(?:[a-z\-]+\s+){{0,2}}?(?P<val>{PETS})(?:s|es)?\b", "common"),
+    ("has_pet", rf"{SUBJECT}{_CHAIN}\s+(?:have|has|got|adopted|rescued|bought|took\s+in|brought\s+home|welcomed|fostered|come\s+with|own|owns)\s+(?:a|an|another|two|three|four)\s+(?!(?:few|couple|lot|bunch|load|dozen|pair|school|shoal|bag|tin|can|plate|bowl|piece)\b)(?:[a-z\-]+\s+){{0,2}}?(?P<val>{PETS})(?:s|es)?\b", "common"),
     # an app deleted or installed
     ("uses:app", rf"{SUBJECT}{_CHAIN}\s+(?:deleted|uninstalled|removed|got\s+rid\s+of)\s+(?:the\s+)?(?P<val>{PROPER})(?:\s+app)?(?![\w'’&\.\-])", "tool_negated_any"),
     ("uses:app", rf"{SUBJECT}{_CHAIN}\s+(?:downloaded|installed|(?:am|are|is)\s+(?:now\s+)?on)\s+(?:the\s+)?(?P<val>{PROPER})\s+app\b", "tool_any"),
@@ -264,8 +270,10 @@ _NOT_TITLES = frozenset("""member customer user beginner partner mother father b
     perspective initiative archive topic music logic public clinic traffic panic plant giant restaurant variant
     infant business process access address success progress dress stress press witness fitness wellness mattress
     project subject object effect aspect prospect defect insect respect suspect human german roman weekender
-    teenager toddler youngster baby adult senior junior beginner""".split())
-_TITLE_SHAPE = re.compile(r"[a-z]+(?:er|or|ist|ian|ant|eer|ess|ive|ent|ect|ic|man|woman)")
+    teenager toddler youngster baby adult senior junior beginner hiker climber swimmer skier surfer golfer walker
+    jogger skater rider remember whenever wonder consider discover deliver offer suffer prefer bother gather
+    recover encounter register better bitter""".split())
+_TITLE_SHAPE = re.compile(r"[a-z]+(?:er|or|ist|ian|ant|eer|ess|ive|ent|man|woman)")
 _HEAD_OF = re.compile(r"((?:deputy\s+|assistant\s+|acting\s+)?(?:head|director|chief|manager|lead|vp)\s+of\s+[a-z]+)\b")
 
 

@@ -48,7 +48,8 @@ ACTIVITIES = (
     "karate|judo|boxing|ballet|dance|piano|guitar|violin|drums|cello|climbing|bouldering|swimming|running|"
     "cycling|rowing|netball|badminton|squash|skating|surfing|skiing|hiking|fencing|athletics|gymnastics|"
     "futsal|five-a-side|softball|lacrosse|handball|dodgeball|kickball|curling|darts|snooker|bowling|frisbee|ultimate|"
-    "water polo|polo|triathlon|kayaking|canoeing|sailing|archery|karting|padel"
+    "water polo|polo|triathlon|kayaking|canoeing|sailing|archery|karting|padel|gaming|esports|e-sports|debate|quiz|trivia|"
+    "drama|robotics|cheerleading"
 )
 _SUBJ = rf"(?P<subj>\bI\b|\b[Ww]e\b|\b[Yy]ou\b(?!\s+know\b)|\b[Yy]our\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[Mm]y\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[{_UP}][a-zß-öø-ÿ]{{2,}}'s\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[Hh](?:is|er)\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[{_UP}][a-zß-öø-ÿ]{{2,}}(?:\s+[{_UP}][a-zß-öø-ÿ]{{2,}})?\b|\b[Hh]e\b|\b[Ss]he\b|\b[Tt]hey\b)"
 _ADV = (r"(?:\s+(?:have|has|had)(?=\s+(?:\w+\s+)?(?:\w+ed|got|gotten|been|become|left|quit|begun|taken)\b))?"

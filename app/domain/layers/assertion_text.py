@@ -173,7 +173,8 @@ _ELIDED_I = re.compile(
 
 # a clause whose "I am" is left out: "Moving to Ghent in May!", "... 😬 moving in with Ama in Leeds"
 _ELIDED_ING = re.compile(r"(^|[.!?:;]\s+|[-–—]\s*|[^\w\s,.'’\"()]\s+)((?i:moving|starting|leaving|relocating|heading|joining|switching|"
-                         r"temping|freelancing|interning|studying|training))\b(?!\s+(?:it|that|this|me|you|on|up)\b)")
+                         r"temping|freelancing|interning))\b(?!\s+(?:it|that|this|me|you|on|up|is|was|can|could|will|would|should|"
+                         r"has|had|must|might|may|seems|sounds|makes|made|helps|gives|takes|feels|looks|means|sucks|rocks)\b)")
 _ELIDED_BEEN = re.compile(r"(^|[.!?:;]\s+|[-–—]\s*)(?:Been|been|Just\s+been)\b(?=\s+(?:living|working|based|studying|teaching|"
                           r"dating|seeing|married|single|engaged|with|at|in|on)\b)")
 _LOWER_I = re.compile(r"(?<![\w'])i(?=\s|'m\b|'ve\b|'ll\b|'d\b)")
