@@ -110,6 +110,15 @@ PROBES = [
     ("Our holiday in Corfu got cancelled.", {(N, "plan:trip", "Corfu", True)}),
     ("I joined the Riverside Runners last month.", {(N, "member_of", "Riverside Runners", False)}),
     ("I joined a book lovers group.", {(N, "member_of", "book lovers group", False)}),
+    ("I bank with Monzo.", {(N, "uses:bank", "Monzo", False)}),
+    ("I'm seeing a guy from work.", {(N, "relationship_status", "in a relationship", False)}),
+    ("I'm a widow.", {(N, "relationship_status", "widowed", False)}),
+    ("I've always loved swimming.", {(N, "opinion:swimming", "likes", False)}),
+    ("I've gone off coffee.", {(N, "opinion:coffee", "dislikes", False)}),
+    ("We've decided against the Paris trip.", {(N, "plan:trip", "Paris", True)}),
+    ("I'm hosting a dinner party on Saturday.", {(N, "plan:party", "planned", False)}),
+    ("I play in a five-a-side league on Thursdays.", {(N, "member_of", "five-a-side league", False)}),
+    ("I've started learning Spanish.", {(N, "hobby", "Spanish", False)}),
     ("We've moved from Jenkins to GitHub Actions.", {(N, "uses:ci", "GitHub Actions", False)}),
     ("I am doing my internship at the Larch Institute in August.", {(N, "plan:internship", "Larch Institute", False)}),
 ]
@@ -259,3 +268,12 @@ def test_leaving_us_ends_the_job_that_stands_and_a_home_named_by_its_place_is_wh
     ended = [a for a in tl if a.negated and a.entity == "Greta"]
     assert [(a.attribute, a.value) for a in ended] == [("works_at", "Tallyo")]
     assert rows((N, "The Hamburg flat is great, tiny kitchen though.")) == {(N, "lives_in", "Hamburg", False)}
+
+
+@pytest.mark.parametrize("first, then, expected", [
+    ("I work at Pallas.", "I finished at Pallas on Friday.", (N, "works_at", "Pallas", True)),
+    ("We use Heroku.", "We've moved off Heroku.", (N, "uses:hosting", "Heroku", True)),
+    ("I'm dating Leo.", "Leo and I are over.", (N, "relationship_status", "single", False)),
+])
+def test_endings_said_in_other_words(first, then, expected):
+    assert expected in rows((N, first), (N, then))

@@ -40,8 +40,10 @@ _FROM_TO = re.compile(rf"(?i)\b{_CHANGE_VERB}\b[^.!?;]{{0,40}}?\bfrom\s+{_DET}(?
 _INSTEAD = re.compile(rf"(?i)\b(?:the|a|an|my|our|to|for|in|at|on|with|up|chose|picked|took)\s+(?P<new>{_PHRASE})\s+"
                       rf"instead\s+of\s+{_DET}(?P<old>{_PHRASE}){_STOP}")
 _END_VERB = (r"(?:cancel(?:l)?ed|cancel(?:l)?ing|quit|left|dropped|ditched|scrapped|gave\s+up|given\s+up|stopped|"
-             r"called\s+off|pulled\s+out\s+of|dropped\s+out\s+of|backed\s+out\s+of|withdrew\s+from)")
-_ENDED = re.compile(rf"(?i)\b(?P<subj>I|we)\b(?:\s+(?:have|'ve|had|just|finally|also|already|officially))*\s+{_END_VERB}\s+{_DET}(?P<old>{_PHRASE}){_STOP}")
+             r"called\s+off|pulled\s+out\s+of|dropped\s+out\s+of|backed\s+out\s+of|withdrew\s+from|moved\s+off|moved\s+away\s+from|"
+             r"migrated\s+(?:off|away\s+from)|got\s+rid\s+of|finished\s+(?:at|with)|walked\s+away\s+from|stepped\s+down\s+from|"
+             r"resigned\s+from|deleted|uninstalled|decided\s+against|gave\s+up\s+on|given\s+up\s+on)")
+_ENDED = re.compile(rf"(?i)\b(?P<subj>I|we)\b(?:\s+(?:have|had|just|finally|also|already|officially)|['’]ve|['’]d)*\s+{_END_VERB}\s+{_DET}(?P<old>{_PHRASE}){_STOP}")
 _IS_OFF = re.compile(rf"(?i)(?:^|[.!?,;:]\s*|\bso\s+|\band\s+|\bbut\s+)(?:the\s+|our\s+|my\s+)?(?P<old>{_PHRASE})(?:\s+(?:is|are|has\s+been|have\s+been|was|were|got)|\s*['’]s(?:\s+been)?)\s+(?:now\s+|officially\s+|definitely\s+)?"
                      rf"(?:off|cancell?ed|called\s+off|not\s+happening|scrapped|shelved|dead)\b(?!\s+(?:to|on|at|the|work|early|late|there|here|with|for|by)\b)"
                      rf"|(?:^|[.!?,;:]\s*|\bso\s+|\band\s+|\bbut\s+)(?:the\s+|our\s+|my\s+)?(?P<old2>{_PHRASE})\s+(?:isn['’]t|is\s+not|won['’]t\s+be|will\s+not\s+be|"

@@ -135,6 +135,8 @@ FRAMES: list[tuple[str, str, str]] = [
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:(?:got|landed|found|took|accepted|have|has)\s+(?:a\s+|an\s+|the\s+)?(?:new\s+|permanent\s+|part-time\s+|full-time\s+)?(?:job|role|position|post|contract|gig|work)|(?:got|accepted|took)\s+(?:an|the)\s+offer)\s+(?:with|at|from)\s+{_ORG}", "org"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:handed|handing|hand|put|putting|gave|giving)\s+in\s+(?:my|her|his|their|our)\s+notice\s+(?:at|to|with)\s+{_ORG}", "negated"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)\s+(?:leaving|quitting)\s+{_ORG_NAMED}", "negated"),
+    ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:finished|finishing|finish)\s+(?:up\s+)?(?:at|with)\s+{_ORG}(?![\w'’&\.\-])(?!\s+(?:work|school|uni|college)\b)", "negated"),
+    ("works_at", rf"\b(?P<subj>[Mm]y)\s+last\s+day\s+(?:at|with)\s+{_ORG}", "negated"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:temping|interning|volunteering|freelancing|moonlighting|consulting|contracting|doing\s+(?:agency\s+|shift\s+|temp\s+)?(?:work|shifts)|on\s+(?:a\s+)?placement|doing\s+(?:an?\s+)?(?:internship|placement|residency|apprenticeship))\s+(?:at|for|with)\s+{_ORG}", "org"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:got|landed|accepted|took|won|start|started|starting)\s+the\s+(?P<val>{PROPER})\s+(?:job|role|position|offer|post|contract|gig)\b", "org"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:walked\s+out\s+(?:of|on)|resigned\s+from|left\s+my\s+(?:job|role|post|position)\s+at|parted\s+ways\s+with|(?:was|were|got)\s+(?:dismissed|sacked|fired|laid\s+off|let\s+go)\s+(?:from|by|at))\s+{_ORG}", "negated"),
@@ -174,6 +176,9 @@ FRAMES: list[tuple[str, str, str]] = [
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:have|has|got|have\s+got|has\s+got)(?:\s+(?:{_AUX}))*\s+a\s+(?:new\s+)?(?:girlfriend|boyfriend|partner|gf|bf)\b(?P<val>)", "dating"),
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:(?:am|are|is)\s+(?:now\s+)?(?:in\s+a\s+(?:new\s+)?relationship|with\s+someone(?:\s+new)?|taken|off\s+the\s+market)|(?:started|began)\s+(?:going\s+out|seeing\s+each\s+other))\b(?P<val>)", "dating"),
     ("relationship_status", rf"{SUBJECT}\s+(?:have|has)(?:\s+(?:just|finally|actually|also))*\s+(?:met|found)\s+someone(?:\s+(?:new|special))?(?=\s*[.!,;]|\s*$|\s+(?:and|at|on|through|online)\b)(?P<val>)", "dating"),
+    ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+(?:seeing|dating)\s+(?:a|this|someone|somebody)\s*(?:guy|girl|man|woman|lad|bloke|chap|lady|person|nurse|doctor|teacher|colleague|friend)?\b(?P<val>)", "dating"),
+    ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:am|is)\s+(?:now\s+)?an?\s+(?P<val>widow|widower|divorcee)\b", "status_noun"),
+    ("relationship_status", rf"{SUBJECT}\s+(?:are|were)\s+(?:so\s+|totally\s+|officially\s+|definitely\s+)?(?:over|through)\b(?!\s+(?:the|it|there|here|with|that|this|a|an|to)\b)(?P<val>)", "breakup"),
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:married|wed)\s+(?P<name>[{_UP}][a-zß-öø-ÿ]{{2,}})\b(?P<val>)", "married"),
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:split(?:\s+up)?(?=\s*[.!,;]|\s*$|\s+(?:in|last|after|this|a|over|for)\b)|parted\s+ways|broke\s+it\s+off|called\s+it\s+a\s+day|(?:am|are|is)\s+no\s+longer\s+(?:a\s+couple|an\s+item|seeing\s+each\s+other))(?P<val>)", "breakup"),
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:(?:called\s+it\s+(?:quits|off))|(?:ended\s+(?:it|things))|(?:am|are|is)\s+(?:now\s+)?(?:single|back\s+on\s+the\s+market)|(?:went|go)\s+(?:our|their)\s+separate\s+ways)\b(?P<val>)", "breakup"),
@@ -183,6 +188,9 @@ FRAMES: list[tuple[str, str, str]] = [
     ("opinion:{val}", rf"\b(?P<subj>I)\b{_CHAIN}\s+(?:(?:can\s*not|could\s+not|cannot)\s+(?:stand|bear|stomach)|loathe|detest|despise|(?:am\s+)?(?:not\s+(?:keen\s+on|big\s+on|fond\s+of|a\s+(?:big\s+)?fan\s+of)|sick\s+of|fed\s+up\s+with|tired\s+of|done\s+with))\s+{_NP}", "opinion_neg"),
     ("opinion:{val}", rf"{_SUBJLESS}(?P<val>[A-Za-z][\w'’\-]*(?:\s+[a-z][\w'’\-]*){{0,2}})\s+(?:is|are)\s+(?:really\s+|just\s+|honestly\s+)?not\s+(?:really\s+)?(?:my\s+thing|for\s+me|my\s+cup\s+of\s+tea|my\s+scene)\b", "opinion_neg"),
     ("opinion:{val}", rf"{_SUBJLESS}(?P<val>[A-Za-z][\w'’\-]*(?:\s+[a-z][\w'’\-]*){{0,2}})\s+(?:is|are)\s+(?:totally\s+|really\s+|definitely\s+)?(?:my\s+thing|my\s+jam|my\s+happy\s+place)\b", "opinion_pos"),
+    ("opinion:{val}", rf"\b(?P<subj>I)\s+(?:have|had)(?:\s+(?:always|long|really))*\s+(?:loved|liked|enjoyed|adored)\s+{_NP}", "opinion_pos"),
+    ("opinion:{val}", rf"\b(?P<subj>I)\s+(?:have|had)(?:\s+(?:always|long|really))*\s+(?:hated|disliked|loathed|detested)\s+{_NP}", "opinion_neg"),
+    ("opinion:{val}", rf"\b(?P<subj>I)\b{_CHAIN}\s+(?:gone\s+off|went\s+off|go\s+off|fallen\s+out\s+of\s+love\s+with|fell\s+out\s+of\s+love\s+with|lost\s+(?:all\s+)?interest\s+in|lost\s+my\s+taste\s+for|turned\s+against|gone\s+right\s+off)\s+{_NP}", "opinion_neg"),
     ("opinion:{val}", rf"\b(?P<subj>I)\b{_CHAIN}\s+(?:grown|grew|come|came|learned|learnt|started|begun|began|starting|coming|growing)\s+to\s+(?:really\s+)?(?:love|like|enjoy|appreciate|adore)\s+{_NP}", "opinion_pos"),
     ("opinion:{val}", rf"\b(?P<subj>I)\b{_CHAIN}\s+(?:grown|grew|come|came|learned|learnt|started|begun|began|starting|coming|growing)\s+to\s+(?:really\s+)?(?:hate|dislike|loathe|resent|dread)\s+{_NP}", "opinion_neg"),
     # tools: from one to another, a thing moved onto a platform
@@ -207,13 +215,17 @@ FRAMES: list[tuple[str, str, str]] = [
     ("member_of", rf"{SUBJECT}{_CHAIN}\s+(?:stepped\s+down\s+from|stepping\s+down\s+from|resigned\s+from|left|quit|came\s+off|coming\s+off|dropped\s+out\s+of|pulled\s+out\s+of|leaving)\s+(?:the|my|our)\s+(?P<val>(?:[\w'\-]+\s+){{0,2}}?(?:committee|board|panel|council|trustees|club|band|choir|orchestra|league|society|circle|gym|group|union|crew))\b", "common_negated"),
     # a service held with a provider: "I have my home insurance with Harbourline", "our mortgage is with Calder"
     ("uses:{what}", rf"{SUBJECT}{_CHAIN}\s+(?:have|has|got|keep|took\s+out)\s+(?:my|our|the|a|an|her|his|their)\s+(?:[\w\-]+\s+)?(?P<noun>{SERVICES})\s+(?:with|through|at)\s+(?:the\s+)?(?P<val>{PROPER})", "service"),
+    ("uses:bank", rf"{SUBJECT}{_CHAIN}\s+(?:bank|banks|banking|banked)\s+with\s+(?:the\s+)?(?P<val>{PROPER})", "tool_any"),
+    ("uses:insurer", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)\s+insured\s+(?:with|by|through)\s+(?:the\s+)?(?P<val>{PROPER})", "tool_any"),
     ("uses:{what}", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:[\w\-]+\s+)?(?P<noun>{SERVICES})\s+is\s+(?:now\s+|still\s+)?(?:with|through|at)\s+(?:the\s+)?(?P<val>{PROPER})", "service"),
+    ("member_of", rf"{SUBJECT}{_CHAIN}\s+(?:play|plays|playing|played|sing|sings|singing|row|rows|rowing|run|runs|running|swim|swims|swimming|dance|dances|dancing)\s+(?:in|for|with)\s+(?:a|an|the|our|my)\s+(?P<val>(?:[\w'\-]+\s+){{0,2}}?(?:team|league|club|band|choir|orchestra|squad|crew|society|ensemble))\b", "common"),
     # a band or a group one plays or sings with: "she's played with Lowfield Static for years"
     ("member_of", rf"{SUBJECT}{_CHAIN}\s+(?:play|plays|played|playing|sing|sings|sang|singing|drum|drums|drummed|drumming|perform|performs|performed|performing|gig|gigs|gigged|gigging)\s+(?:(?:guitar|bass|drums|keys|keyboards|piano|violin|cello|sax|trumpet|lead|backing\s+vocals)\s+)?(?:with|in|for)\s+(?:the\s+)?(?P<val>{PROPER})", "group"),
     ("plan:trip", rf"{SUBJECT}{_CHAIN}\s+(?:want|wants|need|needs|fancy|fancies|would\s+love|would\s+like|(?:am|are|is)\s+(?:hoping|planning)\s+(?:for|on)|(?:am|are|is)\s+thinking|(?:am|are|is)\s+after)\s+(?:a|an|two|three|four|five|ten|a\s+few|some|a\s+couple\s+of)\s+(?:\w+\s+)?(?:weeks?|days?|nights?|months?|weekend|break|holiday|getaway|trip)\s+(?:in|on|at)\s+{_PLACE}", "place"),
     # an event to come at a named place: "I'm doing my internship at the X in August", "come to my party at the Bell"
     ("plan:{pkind}", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:doing|do|having|have|throwing|throw|hosting|host|holding|hold|attending|attend|playing|play|starting|start|running|run|going\s+to|booked|organi[sz]ing)\s+(?:my|our|the|a|an|his|her|their)\s+(?:[\w\-]+\s+)?(?P<pkind>{PLAN_KINDS})\s+(?:at|in)\s+(?:the\s+)?(?P<val>{PROPER}){_TIME_CUE}", "plan_place"),
     ("plan:{pkind}", rf"\b(?:[Cc]ome|[Jj]oin\s+us)\s+(?:to|for|at)\s+(?P<subj>[Mm]y|[Oo]ur)\s+(?:[\w\-]+\s+)?(?P<pkind>{PLAN_KINDS})\s+(?:at|in)\s+(?P<val>(?:the\s+)?{PROPER})", "plan_place"),
+    ("plan:trip", rf"{SUBJECT}{_CHAIN}\s+(?:decided\s+against|backed\s+out\s+of|pulled\s+out\s+of|gave\s+up\s+on|given\s+up\s+on|abandoned|bailed\s+on)\s+(?:the|our|my)\s+(?P<val>{PROPER})\s+(?:trip|holiday|vacation|visit|getaway|break|weekend)\b", "place_negated"),
     ("plan:trip", rf"\b(?P<subj>[Tt]he|[Oo]ur|[Mm]y)\s+(?:\w+\s+)?(?:trip|vacation|holiday|visit|flight|getaway|break|weekend)\s+(?:to|in)\s+{_PLACE}\s+(?:is|was|has\s+been|have\s+been|got)\s+(?:now\s+)?(?:off|cancell?ed|called\s+off|scrapped)\b", "place_negated"),
     # a race entered or trained for: "signed up for the Harbour half marathon"
     ("plan:race", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:signed\s+up\s+(?:for|to)|entered|enter|entering|registered\s+for|training\s+for|run|running|do|doing|race|racing|ride|riding|swim|swimming)\s+(?:the|a|an|my|our)\s+(?P<val>(?:[{_UP}][\w'’\-]*\s+)*(?:\d+\s?[Kk]|half[- ]marathon|marathon|half|triathlon|ultra|ultramarathon|sportive|fun\s+run|relay|Ironman|[{_UP}][\w'’\-]*\s+(?:race|run|ride|swim|challenge)))\b", "race"),
@@ -222,6 +234,7 @@ FRAMES: list[tuple[str, str, str]] = [
     # hobbies taken up or given up, by name
     ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:took\s+up|taken\s+up|take\s+up|taking\s+up|picked\s+up|started|begun|began|got\s+into|getting\s+into|learning|learnt|learned|(?:am|are|is)\s+(?:doing|learning))\s+(?:some\s+)?(?P<val>{HOBBY_NOUNS}|{ACTIVITIES})\b", "common"),
     ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:quit|gave\s+up|given\s+up|stopped|dropped)\s+(?P<val>{HOBBY_NOUNS})\b", "hobby_negated"),
+    ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:started|begun|began|taken\s+up|took\s+up|picked\s+up|(?:am|are|is))\s+(?:learning|studying)\s+(?P<val>[{_UP}][a-z]+|{HOBBY_NOUNS}|{ACTIVITIES})\b", "common"),
 ]
 
 

@@ -47,7 +47,9 @@ from app.domain.layers.assertion_model import LAYER_VERSION, Assertion  # noqa: 
 ALL_RULES = [*RULES, *LEXICON_RULES]  # the rule table's specific forms first, then the lexicon's clause frames
 _PLAN_KIND = {"vacation": "trip", "holiday": "trip", "getaway": "trip", "road trip": "trip", "camping trip": "trip",
               "visit": "trip", "cruise": "trip", "honeymoon": "trip", "bbq": "barbecue",
-              "birthday party": "party", "surprise party": "party"}
+              "birthday party": "party", "surprise party": "party", "dinner party": "party", "garden party": "party",
+              "house party": "party", "leaving party": "party", "engagement party": "party", "housewarming party": "party",
+              "housewarming": "party"}
 _CONDITION = re.compile(r"(?i)\b(?:if|when|whenever|unless|whether|once|in case)\s+$")
 _UNNAMED = {"plan": "planned", "works_at": "job", "moving_to": "move"}  # the value of a retraction that names nothing
 _NOUN_PHRASE = re.compile(r"(?i)(?:my|our|his|her|their)\s+[\w\- ]+")
@@ -192,6 +194,8 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
             elif kind == "number":
                 n = int(raw) if raw.isdigit() else NUMBER_WORDS.get(raw.lower())
                 value = str(n) if n is not None else None
+            elif kind == "status_noun":  # "I'm a widow"
+                value = {"widow": "widowed", "widower": "widowed", "divorcee": "divorced"}[raw.lower()]
             elif kind == "status":  # "we're getting married" is a wedding to come: engaged
                 value = "engaged" if raw.lower() == "married" and re.search(r"(?i)getting\s+married", m.group(0)) else raw.lower()
                 if value != raw.lower():
