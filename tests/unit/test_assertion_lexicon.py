@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from app.domain.layers.assertion_lexicon import teacher_of, title, typed_attribute
+from app.domain.layers.assertion_values import teacher_of, title, typed_attribute
 from app.domain.layers.assertions import extract_all
 from app.domain.layers.consolidation import build_timeline
 from app.domain.layers.events import LayerEvent

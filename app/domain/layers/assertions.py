@@ -34,7 +34,8 @@ from app.domain.layers.assertion_dates import SENTENCE_END, stated_day
 from app.domain.layers.assertion_derived import (address, framed_occupation, implied_and_known, kind_near,
                                                  relation_antecedent, settle_found)
 from app.domain.layers.assertion_entities import EntityNames
-from app.domain.layers.assertion_lexicon import LEXICON_KINDS, LEXICON_RULES, lexicon_value, title
+from app.domain.layers.assertion_lexicon import LEXICON_RULES
+from app.domain.layers.assertion_values import LEXICON_KINDS, lexicon_value, title
 from app.domain.layers.assertion_text import (CO_SUBJECT, PLACE_PREP, PRONOUNS, antecedent, clean_value, expand,
                                               in_question, negative_answer, plural_antecedent, tool_kind, vocative)
 from app.domain.layers.events import LayerEvent
