@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from app.domain.layers.assertion_context import same_name
+from app.domain.layers.assertion_lexicon import TEAM_HEADS, is_subject
 from app.domain.layers.text import NOT_NAMES, STOPWORDS, norm_name
 
 from app.domain.layers.assertion_dates import stated_day
@@ -52,9 +53,26 @@ _IS_OFF = re.compile(rf"(?i)(?:^|[.!?,;:]\s*|\bso\s+|\band\s+|\bbut\s+)(?:the\s+
 # "dropped Jira for Linear", "swapped the Corolla for a Civic", "replaced Heroku with Fly.io": an old value for a new one
 _SWAP = re.compile(rf"(?i)\b(?:dropped|ditched|swapped|swapping|swap|replaced|replacing|replace|traded|trading|exchanged|abandoned)\s+"
                    rf"{_DET}(?P<old>{_PHRASE})\s+(?:for|with|in\s+favou?r\s+of)\s+{_DET}(?P<new>{_PHRASE}){_STOP}")
-# "we're switching to Calder Mutual", "we've gone with Pellow": a new value of the one attribute of that kind held
+# "we're switching to Calder Mutual", "I switched to history": a new value of the one attribute of its kind held
 _TO_NEW = re.compile(rf"\b(?:switch|switched|switching|changed\s+over|changing\s+over|moved\s+over|moving\s+over)\s+"
-                     rf"(?:over\s+)?(?:to\s+)?(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+(?:&\s+)?[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,3}})")
+                     rf"(?:over\s+)?to\s+(?:the\s+)?(?:(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+(?:&\s+)?[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,3}})"
+                     rf"|(?P<low>(?!(?:it|that|this|them|a|an|my|our|something|one|another|somewhere)\b)[a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){{0,2}}?){_STOP})")
+_SWITCHABLE = ("uses:", "studies", "works_in", "school")
+# "I'm at Corvis now", "Tom is with Kestrel these days": a new employer of one who holds one
+_AT_NOW = re.compile(rf"(?<![\w'’])(?P<who>I|[Ww]e|[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]{{2,}})\s*(?:['’]m|['’]s|['’]re|\s+am|\s+is|\s+are)\s+"
+                     rf"(?:(?P<now>now)\s+)?(?:at|with)\s+(?:the\s+)?(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+(?:&\s+)?[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,3}})"
+                     rf"(?(now)|\s+(?:now|these\s+days|nowadays)\b)")
+
+
+def _of_kind(new: str, attribute: str) -> bool:
+    """Whether a new value said in lower case can be a value of `attribute`: a subject of study, a team."""
+    if new[:1].isupper():
+        return True
+    if attribute == "studies":
+        return is_subject(new)
+    if attribute == "works_in":
+        return new.split()[-1] in TEAM_HEADS
+    return False
 
 
 def _head(key: str) -> str:
@@ -89,10 +107,12 @@ def _usable(value: str, like: "Assertion") -> str | None:
     return v
 
 
-def anchored_claims(event: LayerEvent, found: Sequence["Assertion"], said: Sequence["Assertion"]) -> list["Assertion"]:
+def anchored_claims(event: LayerEvent, found: Sequence["Assertion"], said: Sequence["Assertion"],
+                    held_of: Callable[[str], Sequence["Assertion"]] | None = None) -> list["Assertion"]:
     """Claims of one event (its content) read through the speaker's earlier claims `said` (their own, in order):
     a new value where the event changes one they hold, a negation where it ends one. Claims the
-    event's rules already made (`found`, the same entity, attribute and value) are not repeated."""
+    event's rules already made (`found`, the same entity, attribute and value) are not repeated.
+    `held_of(name)`: the claims held by someone the event names ("Tom is at Kestrel now")."""
     text = event.content
     out: list["Assertion"] = []
 
@@ -116,13 +136,21 @@ def anchored_claims(event: LayerEvent, found: Sequence["Assertion"], said: Seque
                 continue
             add(old, new, norm_name(new), False, m)
     for m in _TO_NEW.finditer(text):
-        kinds = {a.attribute: a for a in said if a.attribute.startswith("uses:") and not a.negated}
-        new = m.group("new").rstrip(".,;:!?")
-        if len(kinds) == 1 and not any(
+        new = (m.group("new") or m.group("low") or "").rstrip(".,;:!?")
+        kinds = {a.attribute: a for a in said if a.attribute.startswith(_SWITCHABLE) and not a.negated
+                 and a.value[:1].isupper() == new[:1].isupper() and _of_kind(new, a.attribute)}
+        if new and len(kinds) == 1 and not any(
                 _matches(new, f.value_key) or norm_name(new) in f.surface.lower() for f in found):
             old = next(iter(kinds.values()))
             if not _matches(new, old.value_key):
                 add(old, new, norm_name(new), False, m)
+    for m in _AT_NOW.finditer(text):
+        who = m.group("who")
+        held = said if who.lower() in ("i", "we") else (held_of(who) if held_of else [])
+        jobs = [a for a in held if a.attribute == "works_at" and not a.negated]
+        new = m.group("new").rstrip(".,;:!?")
+        if jobs and not _matches(new, jobs[-1].value_key) and not any(f.attribute == "works_at" and _matches(new, f.value_key) for f in found):
+            add(jobs[-1], new, norm_name(new), False, m)
     for rx in (_ENDED, _IS_OFF):
         for m in rx.finditer(text):
             old = _held(m.group("old") or m.groupdict().get("old2") or m.groupdict().get("old3") or "", said)

@@ -66,6 +66,21 @@ SERVICE_KIND = {"insurance": "insurer", "policy": "insurer", "cover": "insurer",
                 "energy": "energy", "electricity": "energy", "gas": "energy", "subscription": "subscription",
                 "membership": "membership", "gym membership": "gym"}
 SERVICES = "|".join(sorted((k.replace(" ", "\\s+") for k in SERVICE_KIND), key=len, reverse=True))
+# what one studies: a subject of study, by name or by its shape ("-ology", "-ics")
+ACADEMIC = frozenset("""law history maths math physics chemistry biology economics medicine nursing pharmacy engineering
+    philosophy psychology sociology politics geography geology english french spanish german italian music art arts
+    architecture accounting finance business management marketing computing linguistics literature classics theology
+    anthropology astronomy statistics education dentistry midwifery journalism design drama film media nutrition""".split())
+_ACADEMIC_SHAPE = re.compile(r"(?:[a-z]+\s+)?(?:[a-z]+(?:ology|ics|istry|ography|onomy|science|sciences|studies)|computer\s+science)")
+
+
+def is_subject(words: str) -> bool:
+    """Whether `words` name a subject of study ("history", "marine biology", "data science")."""
+    low = words.lower().strip()
+    words_ = low.split()
+    return bool(words_) and (low in ACADEMIC or words_[-1] in ACADEMIC or bool(_ACADEMIC_SHAPE.fullmatch(low)))
+
+
 # what one teaches for a living: a language or subject named with a capital, or one of these
 TAUGHT = ("maths|math|science|history|geography|art|music|drama|chemistry|physics|biology|economics|law|"
           "piano|guitar|violin|cello|drums|singing|voice|dance|ballet|yoga|pilates|swimming|tennis|climbing|"
@@ -225,6 +240,7 @@ FRAMES: list[tuple[str, str, str]] = [
     ("plan:{pkind}", rf"\b(?:[Cc]ome|[Jj]oin\s+us)\s+(?:to|for|at)\s+(?P<subj>[Mm]y|[Oo]ur)\s+(?:[\w\-]+\s+)?(?P<pkind>{PLAN_KINDS})\s+(?:at|in)\s+(?P<val>(?:the\s+)?{PROPER})", "plan_place"),
     ("plan:trip", rf"{SUBJECT}{_CHAIN}\s+(?:decided\s+against|backed\s+out\s+of|pulled\s+out\s+of|gave\s+up\s+on|given\s+up\s+on|abandoned|bailed\s+on)\s+(?:the|our|my)\s+(?P<val>{PROPER})\s+(?:trip|holiday|vacation|visit|getaway|break|weekend)\b", "place_negated"),
     ("plan:trip", rf"\b(?P<subj>[Tt]he|[Oo]ur|[Mm]y)\s+(?:\w+\s+)?(?:trip|vacation|holiday|visit|flight|getaway|break|weekend)\s+(?:to|in)\s+{_PLACE}\s+(?:is|was|has\s+been|have\s+been|got)\s+(?:now\s+)?(?:off|cancell?ed|called\s+off|scrapped)\b", "place_negated"),
+    ("plan:{pkind}", rf"{SUBJECT}{_CHAIN}\s+(?:moved|changed|switched|shifted|relocated|moving|switching)\s+(?:the|our|my)\s+(?P<pkind>{PLAN_KINDS})\s+(?:over\s+)?to\s+(?P<val>{PROPER})", "plan_place"),
     # a race entered or trained for: "signed up for the Harbour half marathon"
     ("plan:race", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:signed\s+up\s+(?:for|to)|entered|enter|entering|registered\s+for|training\s+for|run|running|do|doing|race|racing|ride|riding|swim|swimming)\s+(?:the|a|an|my|our)\s+(?P<val>(?:[{_UP}][\w'’\-]*\s+)*(?:\d+\s?[Kk]|half[- ]marathon|marathon|half|triathlon|ultra|ultramarathon|sportive|fun\s+run|relay|Ironman|[{_UP}][\w'’\-]*\s+(?:race|run|ride|swim|challenge)))\b", "race"),
     # activities played or done as a habit: "I've been playing five-a-side", "I do pottery"

@@ -362,7 +362,8 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
         if context and asker != e.speaker and negative_answer(context, e.content):
             found += answered_no(e, context, found, said.get((e.conversation_id, norm_name(e.speaker)), []))
         # a change or an ending of what the speaker said before ("from chemistry to physics", "I cancelled X")
-        found += anchored_claims(e, found, said.get((e.conversation_id, norm_name(e.speaker)), []))
+        found += anchored_claims(e, found, said.get((e.conversation_id, norm_name(e.speaker)), []),
+                                 lambda name, c=e.conversation_id: said.get((c, norm_name(name)), []))
         for a in found:
             if implied_and_known(a.entity_key, a.attribute, a.value, a.surface, said.get((e.conversation_id, a.entity_key), [])):
                 continue  # "my partner" after "we're engaged" restates nothing new
