@@ -146,6 +146,10 @@ def test_paraphrases_read_as_the_claim_they_state(text, expected):
     "Studying old maps is fun.",
     "I'm an expert hiker by now.",
     "I'm obsessed with the way the light falls here.",
+    "My parents are well taken care of.",
+    "I'm gonna visit the Kettle Street Library on Monday.",  # a venue, not a trip
+    "Marta has been a great mentor to me.",
+    "I'm studying Ferrand's proofs for the exam.",
 ])
 def test_words_that_state_no_such_claim_add_nothing(text):
     assert rows((N, text)) == set()

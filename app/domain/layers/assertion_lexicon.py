@@ -66,6 +66,8 @@ SERVICE_KIND = {"insurance": "insurer", "policy": "insurer", "cover": "insurer",
                 "energy": "energy", "electricity": "energy", "gas": "energy", "subscription": "subscription",
                 "membership": "membership", "gym membership": "gym"}
 SERVICES = "|".join(sorted((k.replace(" ", "\\s+") for k in SERVICE_KIND), key=len, reverse=True))
+# a place one visits that is no trip's destination: "visit the Public Library on Monday"
+VENUES = "Library|Museum|Gallery|Store|Shop|Mall|Centre|Center|Park|Restaurant|Café|Cafe|Bar|Pub|Grill|Hotel|Office|Clinic|Hospital|Surgery|Bank|Market|Cinema|Theatre|Theater|Gym|Pool|Church|School|Station"
 # what one studies: a subject of study, by name or by its shape ("-ology", "-ics")
 ACADEMIC = frozenset("""law history maths math physics chemistry biology economics medicine nursing pharmacy engineering
     philosophy psychology sociology politics geography geology english french spanish german italian music art arts
@@ -169,7 +171,7 @@ FRAMES: list[tuple[str, str, str]] = [
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:teach|teaches)\s+(?P<val>[{_UP}][a-z]+|{TAUGHT})(?![\w'’\-])", "teach_subject"),
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:quitting|quit|stopping|stopped|giving\s+up|gave\s+up|given\s+up|leaving|left|dropping|dropped)\s+(?:the\s+|my\s+)?(?P<val>[A-Za-z]+)\s+teaching\b", "teach_subject_negated"),
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?P<val>temping|interning|nannying|bartending|waitressing|tutoring|lecturing|consulting|freelancing)\b(?=\s+(?:at|for|with|now|these\s+days|full[- ]time|part[- ]time|again|still)\b|\s*[.!,;]|\s*$)", "gerund_title"),
-    ("job_title", rf"(?<![\w'’])(?P<subj>[{_UP}][\w'’\-]+(?:\s+[{_UP}][\w'’\-]+)?),\s+(?:a\s+|an\s+|the\s+|our\s+|my\s+|your\s+)?(?:new\s+)?(?P<val>(?:[a-z\-]+\s+){{0,2}}(?:{OCC}))(?=\s*(?:[^\w\s]|$)|\s+(?:at|for|with|from|here)\b)", "occupation"),
+    ("job_title", rf"(?<![\w'’])(?P<subj>[{_UP}][\w'’\-]+(?:\s+[{_UP}][\w'’\-]+)?),\s+(?:the\s+|our\s+|my\s+|your\s+)?(?:new\s+)?(?P<val>(?:[a-z\-]+\s+){{0,2}}(?:{OCC}))(?=\s*(?:[^\w\s]|$)|\s+(?:at|for|with|from|here)\b)", "occupation"),
     ("job_title", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:work|works|worked|working|retrained|retraining|trained|qualified|qualifying|started|start|starting|began|begin|hired|taken\s+on|signed\s+on|employed|freelance|freelancing|volunteer|volunteers|volunteering|temping|moonlighting|(?:took|got|found|landed|have|has|accepted)\s+(?:a\s+|an\s+)?(?:new\s+)?(?:job|work|role|position|post|offer)(?:\s+(?:at|with|from)\s+(?:the\s+)?{PROPER})?|(?:taken|took|taking)\s+over(?:\s+from\s+[{_UP}][\w'’\-]+)?|(?:stepped|stepping|step)\s+(?:in|up)(?:\s+for\s+[{_UP}][\w'’\-]+)?)\s+as\s+{_TITLE}", "title"),
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is|be)(?:\s+(?:now|still|currently|officially))*\s+(?:the|their|our|its|your)\s+(?:new\s+|only\s+|acting\s+|interim\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){{0,2}})(?![\w'’])(?!\s+(?:of|for|to|in|on|who|that)\b)", "title"),
     ("job_title", rf"(?<![\w'’])(?P<subj>)(?:[Tt]hey|[{_UP}][\w'’&\-]+)(?:\s+(?:have|has|just|finally))*\s+(?:(?:made|named|appointed)\s+me\s+(?:a|an|the|their|our|its)|promoted\s+me\s+to(?:\s+(?:a|an|the))?)\s+(?:new\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){{0,3}})", "title"),
@@ -187,7 +189,7 @@ FRAMES: list[tuple[str, str, str]] = [
     ("school", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+(?:at|in)\s+{_SCHOOL_NAMED}", "place"),
     # relationships
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:have|has|got|have\s+got|has\s+got)(?:\s+(?:{_AUX}))*\s+a\s+(?:new\s+)?(?:girlfriend|boyfriend|partner|gf|bf)\b(?P<val>)", "dating"),
-    ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:(?:am|are|is)\s+(?:now\s+)?(?:in\s+a\s+(?:new\s+)?relationship|with\s+someone(?:\s+new)?|taken|off\s+the\s+market)|(?:started|began)\s+(?:going\s+out|seeing\s+each\s+other))\b(?P<val>)", "dating"),
+    ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:(?:am|are|is)\s+(?:now\s+)?(?:in\s+a\s+(?:new\s+)?relationship|with\s+someone(?:\s+new)?|taken(?=\s*[.!,;]|\s*$)|off\s+the\s+market)|(?:started|began)\s+(?:going\s+out|seeing\s+each\s+other))\b(?P<val>)", "dating"),
     ("relationship_status", rf"{SUBJECT}\s+(?:have|has)(?:\s+(?:just|finally|actually|also))*\s+(?:met|found)\s+someone(?:\s+(?:new|special))?(?=\s*[.!,;]|\s*$|\s+(?:and|at|on|through|online)\b)(?P<val>)", "dating"),
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+(?:seeing|dating)\s+(?:a|this|someone|somebody)\s*(?:guy|girl|man|woman|lad|bloke|chap|lady|person|nurse|doctor|teacher|colleague|friend)?\b(?P<val>)", "dating"),
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:am|is)\s+(?:now\s+)?an?\s+(?P<val>widow|widower|divorcee)\b", "status_noun"),
@@ -212,7 +214,7 @@ FRAMES: list[tuple[str, str, str]] = [
     # an age to come
     ("age", rf"{SUBJECT}{_CHAIN}\s+(?:will\s+be|(?:am|is)\s+going\s+to\s+be)\s+(?P<val>\d{{1,3}})(?=\s+(?:in|on|next|this|years?|soon)\b|\s*[.!,;]|\s*$)", "number"),
     # plans: trips to come, flights booked
-    ("plan:trip", rf"{SUBJECT}{_PLAN}\s+(?:go|going|travel|travelling|traveling|fly|flying|head|heading|visit|visiting|get\s+away\s+to|take\s+a\s+trip\s+to|do\s+a\s+trip\s+to|spend\s+(?:a|two|three|four|some|the)\s+(?:\w+\s+)?(?:week|weeks|days|month|summer|winter|holidays?)\s+in)\s+(?:to\s+|in\s+)?{_PLACE}{_TIME_CUE}", "place"),
+    ("plan:trip", rf"{SUBJECT}{_PLAN}\s+(?:go|going|travel|travelling|traveling|fly|flying|head|heading|visit|visiting|get\s+away\s+to|take\s+a\s+trip\s+to|do\s+a\s+trip\s+to|spend\s+(?:a|two|three|four|some|the)\s+(?:\w+\s+)?(?:week|weeks|days|month|summer|winter|holidays?)\s+in)\s+(?:to\s+|in\s+)?(?!(?:[{_UP}][\w'’&\.\-]*\s+){{0,4}}(?:{VENUES})\b){_PLACE}{_TIME_CUE}", "place"),
     ("plan:trip", rf"{SUBJECT}{_CHAIN}\s+(?:booked|book|booking|reserved|got)\s+(?:our\s+|the\s+|my\s+|a\s+|an\s+|two\s+|some\s+)?(?:\w+\s+)?(?:flights?|tickets?|trip|holiday|vacation|getaway|ferry|train|cabin|hotel|room|stay|cottage|villa|week|weekend)\s+(?:to|in|for)\s+{_PLACE}", "place"),
     # a pet described ("a very needy greyhound called Biscotti"), adopted ("a second cat, Pamonha")
     ("pet_name:{pet}", rf"\b(?P<subj>[Aa]n?|[Oo]ur|[Mm]y)\s+(?:[a-z\-]+\s+){{0,3}}?(?P<pet>{PETS})\s*,?\s+(?:who\s+is\s+|is\s+)?(?:named|called)\s+(?P<val>[{_UP}][a-z]+)", "proper"),
@@ -248,7 +250,7 @@ FRAMES: list[tuple[str, str, str]] = [
     # hobbies taken up or given up, by name
     ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:took\s+up|taken\s+up|take\s+up|taking\s+up|picked\s+up|started|begun|began|got\s+into|getting\s+into|learning|learnt|learned|(?:am|are|is)\s+(?:doing|learning))\s+(?:some\s+)?(?P<val>{HOBBY_NOUNS}|{ACTIVITIES})\b", "common"),
     ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:quit|gave\s+up|given\s+up|stopped|dropped)\s+(?P<val>{HOBBY_NOUNS})\b", "hobby_negated"),
-    ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:started|begun|began|taken\s+up|took\s+up|picked\s+up|(?:am|are|is))\s+(?:learning|studying)\s+(?P<val>[{_UP}][a-z]+|{HOBBY_NOUNS}|{ACTIVITIES})\b", "common"),
+    ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:(?:started|begun|began|taken\s+up|took\s+up|picked\s+up)\s+(?:learning|studying)|(?:am|are|is)\s+learning)\s+(?P<val>[{_UP}][a-z]+(?![\w'’])|{HOBBY_NOUNS}|{ACTIVITIES})\b", "common"),
 ]
 
 

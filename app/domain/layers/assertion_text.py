@@ -36,15 +36,21 @@ TOOL_KINDS = {
     "notes": "notion evernote obsidian onenote",
     "design": "figma",
     "repository": "github gitlab bitbucket",
-    "ci": "jenkins circleci travis buildkite github actions gitlab ci",
+    "ci": "jenkins circleci travis buildkite",
     "model": "bert roberta distilbert llama mistral mixtral gemma qwen gpt-4 gpt-4o gpt-3.5 t5 resnet yolo whisper",
 }
 _TOOL_OF = {w: kind for kind, ws in TOOL_KINDS.items() for w in ws.split()}
 
 
+_TOOL_PHRASES = {"github actions": "ci", "gitlab ci": "ci", "github pages": "hosting"}
+
+
 def tool_kind(value: str) -> str | None:
     """The kind of a named tool or product ("Postgres" -> "database"), from its first matching word."""
     low = value.lower()
+    for phrase, kind in _TOOL_PHRASES.items():
+        if low == phrase or low.startswith(phrase + " "):
+            return kind
     for w in [low, *low.split()]:
         if w in _TOOL_OF:
             return _TOOL_OF[w]
@@ -67,8 +73,8 @@ def antecedent(text: str, pos: int) -> str | None:
         run = _NAME_BEFORE.search(text, 0, m.start())
         first = run.group(1) if run and run.group(1).lower() not in NOT_NAMES else None
         start = run.start(1) if first else m.start()
-        if re.search(r"(?i)\bthe\s+$", text[max(0, start - 4):start]):
-            continue  # "the Tin Orchard": a thing, not a person
+        if re.search(r"(?i)\bthe\s+$", text[max(0, start - 4):start]) or text[max(0, start - 1):start] in ('"', "“", "'"):
+            continue  # "the Tin Orchard", a title in quotes: a thing, not a person
         prep = PLACE_PREP.search(text[max(0, start - 8):start])
         if prep and not text.startswith(("'s", "’s"), m.end()):
             if not (first and re.search(r"(?i)\b(?:next\s+to|beside|with|by)\s+$", text[max(0, start - 8):start])):

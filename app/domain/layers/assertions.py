@@ -224,6 +224,8 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                     words_.pop()
                 words_ = lead.group(1).split() if lead else words_
                 value = " ".join(words_) if words_ else title(cleaned or "")  # "an emergency call handler"
+                if value and re.search(rf"(?i)\b{re.escape(value)}\s+(?:to|for)\s+(?:me|us|him|her|them|you|everyone|many)\b", text):
+                    continue  # "she's been a great mentor to me": what someone is to the speaker, not a job
             elif kind in ("opinion", "opinion_neg", "opinion_pos"):
                 value = clean_value(re.sub(r"^to\s+", "", raw), "phrase")
                 if value is None:
