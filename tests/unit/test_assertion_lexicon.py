@@ -111,6 +111,9 @@ PROBES = [
     ("I joined the Riverside Runners last month.", {(N, "member_of", "Riverside Runners", False)}),
     ("I joined a book lovers group.", {(N, "member_of", "book lovers group", False)}),
     ("I bank with Monzo.", {(N, "uses:bank", "Monzo", False)}),
+    ("I'm taking my dog to the vet.", {(N, "has_pet", "dog", False)}),
+    ("My boss at Kestrel Bank is lovely.", {(N, "works_at", "Kestrel Bank", False)}),
+    ("First day at Tern Labs tomorrow!", {(N, "works_at", "Tern Labs", False)}),
     ("I'm seeing a guy from work.", {(N, "relationship_status", "in a relationship", False)}),
     ("I'm a widow.", {(N, "relationship_status", "widowed", False)}),
     ("I've always loved swimming.", {(N, "opinion:swimming", "likes", False)}),
@@ -149,6 +152,7 @@ def test_paraphrases_read_as_the_claim_they_state(text, expected):
     "My parents are well taken care of.",
     "I'm gonna visit the Kettle Street Library on Monday.",  # a venue, not a trip
     "Marta has been a great mentor to me.",
+    "Here's my horse painting from class.",
     "I'm studying Ferrand's proofs for the exam.",
 ])
 def test_words_that_state_no_such_claim_add_nothing(text):

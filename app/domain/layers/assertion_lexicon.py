@@ -152,6 +152,9 @@ FRAMES: list[tuple[str, str, str]] = [
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)\s+(?:leaving|quitting)\s+{_ORG_NAMED}", "negated"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:finished|finishing|finish)\s+(?:up\s+)?(?:at|with)\s+{_ORG}(?![\w'’&\.\-])(?!\s+(?:work|school|uni|college)\b)", "negated"),
     ("works_at", rf"\b(?P<subj>[Mm]y)\s+last\s+day\s+(?:at|with)\s+{_ORG}", "negated"),
+    # an employer named through the people and days of work: "my boss at Kestrel", "first day at Tern Labs!"
+    ("works_at", rf"\b(?P<subj>[Mm]y)\s+(?:boss|manager|line\s+manager|supervisor|colleagues?|co-?workers?|team\s+lead|employer)\s+at\s+{_ORG}", "org"),
+    ("works_at", rf"(?:\b(?P<subj>[Mm]y)\s+|(?:^|(?<=[.!?]\s))(?P<subj2>))(?:[Ff]irst|[Ss]econd)\s+(?:day|week|shift)\s+(?:at|with)\s+{_ORG}", "org"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:temping|interning|volunteering|freelancing|moonlighting|consulting|contracting|doing\s+(?:agency\s+|shift\s+|temp\s+)?(?:work|shifts)|on\s+(?:a\s+)?placement|doing\s+(?:an?\s+)?(?:internship|placement|residency|apprenticeship))\s+(?:at|for|with)\s+{_ORG}", "org"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:got|landed|accepted|took|won|start|started|starting)\s+the\s+(?P<val>{PROPER})\s+(?:job|role|position|offer|post|contract|gig)\b", "org"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:walked\s+out\s+(?:of|on)|resigned\s+from|left\s+my\s+(?:job|role|post|position)\s+at|parted\s+ways\s+with|(?:was|were|got)\s+(?:dismissed|sacked|fired|laid\s+off|let\s+go)\s+(?:from|by|at))\s+{_ORG}", "negated"),
@@ -211,6 +214,7 @@ FRAMES: list[tuple[str, str, str]] = [
     # tools: from one to another, a thing moved onto a platform
     ("uses:{what}", rf"{SUBJECT}{_CHAIN}\s+(?:switched|moved|changed|swapped|went|gone|migrated|upgraded|downgraded|converted)\s+(?:over\s+)?from\s+(?:(?:a|an|the|my|our)\s+)?{TOOL}\s+to\s+(?:(?:a|an|the)\s+)?(?:new\s+)?(?P<val>{TOOL})", "tool"),
     ("uses:{what}", rf"{SUBJECT}{_CHAIN}\s+(?:moved|migrated|switched|ported|shifted|put)\s+(?:the|our|my|everything|it|us|all)\b(?:\s+[\w\-]+){{0,3}}?\s+(?:over\s+)?(?:to|onto)\s+(?P<val>{TOOL})", "tool"),
+    ("age", rf"\b(?P<subj>[Mm]y|[Hh]er|[Hh]is)\s+(?P<val>\d{{2,3}})(?:st|nd|rd|th)\s+birthday\b(?=[^.!?]*\b(?:today|tomorrow|on|this|next|is|was|party|celebrat))", "number"),
     # an age to come
     ("age", rf"{SUBJECT}{_CHAIN}\s+(?:will\s+be|(?:am|is)\s+going\s+to\s+be)\s+(?P<val>\d{{1,3}})(?=\s+(?:in|on|next|this|years?|soon)\b|\s*[.!,;]|\s*$)", "number"),
     # plans: trips to come, flights booked
@@ -220,6 +224,8 @@ FRAMES: list[tuple[str, str, str]] = [
     ("pet_name:{pet}", rf"\b(?P<subj>[Aa]n?|[Oo]ur|[Mm]y)\s+(?:[a-z\-]+\s+){{0,3}}?(?P<pet>{PETS})\s*,?\s+(?:who\s+is\s+|is\s+)?(?:named|called)\s+(?P<val>[{_UP}][a-z]+)", "proper"),
     ("pet_name:{pet}", rf"{SUBJECT}{_CHAIN}\s+(?:have|got|adopted|rescued|bought|took\s+in|brought\s+home|welcomed|fostered|come\s+with)\s+(?:a|an|another)\s+(?:[a-z\-]+\s+){{0,2}}?(?P<pet>{PETS})\s*,\s+(?P<val>[{_UP}][a-z]+)\b", "proper"),
     ("has_pet", rf"{SUBJECT}{_CHAIN}\s+(?:have|has|got|adopted|rescued|bought|took\s+in|brought\s+home|welcomed|fostered|come\s+with|own|owns)\s+(?:a|an|another|two|three|four)\s+(?!(?:few|couple|lot|bunch|load|dozen|pair|school|shoal|bag|tin|can|plate|bowl|piece)\b)(?:[a-z\-]+\s+){{0,2}}?(?P<val>{PETS})(?:s|es)?\b", "common"),
+    # a pet named by the noun phrase that owns it: "I'm taking my dog to the vet" (as "my wife" says married)
+    ("has_pet", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?!(?:old|late|former|previous|last|first|childhood|dead)\b)(?:(?:new|little|two|three|four|rescue|beloved|sweet|young|baby|big)\s+)?(?P<val>{PETS})(?:s|es)?\b(?!\s+(?:painting|picture|photo|drawing|print|poster|toy|costume|tattoo|mug|book|show|sitter|walker|trainer|training|lover|years|allergy|allergies|impression|emoji|fact)\b)", "common"),
     # an app deleted or installed
     ("uses:app", rf"{SUBJECT}{_CHAIN}\s+(?:deleted|uninstalled|removed|got\s+rid\s+of)\s+(?:the\s+)?(?P<val>{PROPER})(?:\s+app)?(?![\w'’&\.\-])", "tool_negated_any"),
     ("uses:app", rf"{SUBJECT}{_CHAIN}\s+(?:downloaded|installed|(?:am|are|is)\s+(?:now\s+)?on)\s+(?:the\s+)?(?P<val>{PROPER})\s+app\b", "tool_any"),
