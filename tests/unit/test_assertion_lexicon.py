@@ -112,6 +112,17 @@ PROBES = [
     ("I joined a book lovers group.", {(N, "member_of", "book lovers group", False)}),
     ("I bank with Monzo.", {(N, "uses:bank", "Monzo", False)}),
     ("I'm taking my dog to the vet.", {(N, "has_pet", "dog", False)}),
+    # chat register: lower case, subjects left out, clauses run together
+    ("omg i got the job!! starting at brightwave on monday", {(N, "works_at", "Brightwave", False)}),
+    ("Working at Fernwood Labs these days.", {(N, "works_at", "Fernwood Labs", False)}),
+    ("Currently living in a tiny flat in Hackney.", {(N, "lives_in", "Hackney", False)}),
+    ("ugh I'm so done with running", {(N, "opinion:running", "dislikes", False)}),
+    ("After ten years at Halden I finally left.", {(N, "works_at", "Halden", True)}),
+    ("We adopted two kittens, Salt and Pepper!",
+     {(N, "has_pet", "cat", False), (N, "pet_name:cat", "Salt", False), (N, "pet_name:cat", "Pepper", False)}),
+    ("Big news: I'm going back to uni to study nursing.", {(N, "studies", "nursing", False)}),
+    ("I've been working at the Grand Hotel since May, as a receptionist.",
+     {(N, "works_at", "Grand Hotel", False), (N, "job_title", "receptionist", False)}),
     ("My boss at Kestrel Bank is lovely.", {(N, "works_at", "Kestrel Bank", False)}),
     ("First day at Tern Labs tomorrow!", {(N, "works_at", "Tern Labs", False)}),
     ("I'm seeing a guy from work.", {(N, "relationship_status", "in a relationship", False)}),
@@ -153,6 +164,7 @@ def test_paraphrases_read_as_the_claim_they_state(text, expected):
     "I'm gonna visit the Kettle Street Library on Monday.",  # a venue, not a trip
     "Marta has been a great mentor to me.",
     "Here's my horse painting from class.",
+    "I'm over the moon about it!",
     "I'm studying Ferrand's proofs for the exam.",
 ])
 def test_words_that_state_no_such_claim_add_nothing(text):

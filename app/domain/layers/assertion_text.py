@@ -160,10 +160,14 @@ _CONTRACTIONS = [
 _SHARED_I = re.compile(r"(\b(I|[Ww]e)\s[^.!?;]{0,60}?\s)and\s+(?:now\s+|also\s+|then\s+)?(?=(?:got|bought|moved|started|joined|switched|"
                        r"signed|took|accepted|left|quit|adopted|rented|found|work|live|teach|study|use|became|am|are|"
                        r"play|run|have)\b)")
+# "I'm 29 and still living with my parents": the same subject's "-ing" clause after "and"
+_SHARED_ING = re.compile(r"(\b(I|[Ww]e)\s[^.!?;]{0,60}?\s)and\s+((?:still|now|also|currently)\s+)?(?=(?:living|working|studying|staying|"
+                         r"teaching|training|dating|seeing)\b)")
 # a place or an employer written in lower case in chat ("i moved to leeds"): the word after a strong cue,
 # in a message with no capitalised word inside a sentence, is a name
 _CUED_LOWER = re.compile(r"\b((?:moved|moving|relocated|relocating)\s+(?:back\s+)?to|(?:live|lives|living|based|settled)\s+in|"
-                         r"(?:work|works|working)\s+(?:at|for)|(?:am|is|are)\s+from)\s+([a-zß-öø-ÿ][a-zß-öø-ÿ\-]{2,})\b")
+                         r"(?:work|works|working)\s+(?:at|for)|(?:am|is|are)\s+from|(?:start|starts|started|starting)\s+(?:work\s+)?at|"
+                         r"joined|joining|job\s+(?:at|with))\s+([a-zß-öø-ÿ][a-zß-öø-ÿ\-]{2,})\b")
 _CUED_TOOL = re.compile(r"\b((?:use|uses|using|used|to|from|on|with|into|chose|picked|dropped|ditched))\s+([a-z][a-z\-]{2,})\b")
 _ALSO_WORDS = frozenset("""swift rust express spring atom cursor surface render railway arch linear chase ford civic
     pixel galaxy windows oracle java go ruby zed comet model whisper adam""".split())  # tools that are also common words
@@ -178,8 +182,8 @@ _ELIDED_I = re.compile(
 
 
 # a clause whose "I am" is left out: "Moving to Ghent in May!", "... 😬 moving in with Ama in Leeds"
-_ELIDED_ING = re.compile(r"(^|[.!?:;]\s+|[-–—]\s*|[^\w\s,.'’\"()]\s+)((?i:moving|starting|leaving|relocating|heading|joining|switching|"
-                         r"temping|freelancing|interning))\b(?!\s+(?:it|that|this|me|you|on|up|is|was|can|could|will|would|should|"
+_ELIDED_ING = re.compile(r"(^|[.!?:;]\s+|[-–—]\s*|[^\w\s,.'’\"()]\s+)((?i:(?:(?:currently|still|now)\s+)?(?:moving|starting|leaving|relocating|heading|joining|switching|"
+                         r"temping|freelancing|interning|living|working|staying)))\b(?!\s+(?:it|that|this|me|you|on|up|is|was|can|could|will|would|should|"
                          r"has|had|must|might|may|seems|sounds|makes|made|helps|gives|takes|feels|looks|means|sucks|rocks)\b)")
 _ELIDED_BEEN = re.compile(r"(^|[.!?:;]\s+|[-–—]\s*)(?:Been|been|Just\s+been)\b(?=\s+(?:living|working|based|studying|teaching|"
                           r"dating|seeing|married|single|engaged|with|at|in|on)\b)")
@@ -199,6 +203,7 @@ def expand(text: str) -> str:
     if not _MID_CAPITAL.search(text):
         text = _CUED_LOWER.sub(lambda m: m.group(0) if m.group(2) in _NOT_LOWER_NAMES or m.group(2) in STOPWORDS
                                or m.group(2) in NOT_NAMES else f"{m.group(1)} {m.group(2).capitalize()}", text)
+    text = _SHARED_ING.sub(lambda m: f"{m.group(1)}and {m.group(2)} {'am' if m.group(2) == 'I' else 'are'} {m.group(3) or ''}", text)
     return _SHARED_I.sub(lambda m: f"{m.group(1)}and then {m.group(2)} ", text)
 
 

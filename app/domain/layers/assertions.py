@@ -253,8 +253,10 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
             # one attribute per span and entity: the first (most specific) rule wins; tools of different
             # kinds ("our React app deploys to Heroku") are different attributes
             base = attr if attr.startswith(("uses:", "plan:")) else attr.split(":")[0]
-            if any(s <= m.start() < e and b == base and en == entity for s, e, b, en in spans):
-                continue
+            if any(s <= m.start() < e and b == base and en == entity for s, e, b, en in spans) and not (
+                    attr.startswith(MULTI_VALUED_PREFIXES) and not any(f[1] == entity and f[2] == attr and norm_name(f[3]) == norm_name(value)
+                                                                       for f in found) and kind == "proper"):
+                continue  # (a second name of a multi-valued attribute in one span is its own claim: "Salt and Pepper")
             # the same claim twice in one event ("we've been dating ... my boyfriend") is one claim
             if any(f[1] == entity and f[2] == attr and norm_name(f[3]) == norm_name(value) and f[5] == negated
                    for f in found):
