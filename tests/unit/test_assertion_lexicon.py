@@ -112,6 +112,17 @@ PROBES = [
     ("I joined a book lovers group.", {(N, "member_of", "book lovers group", False)}),
     ("I bank with Monzo.", {(N, "uses:bank", "Monzo", False)}),
     ("I'm taking my dog to the vet.", {(N, "has_pet", "dog", False)}),
+    # named third parties, trips in progress, degrees by name
+    ("Jonas left Fenwick to join Quarry Labs.", {("Jonas", "works_at", "Fenwick", True), ("Jonas", "works_at", "Quarry Labs", False)}),
+    ("We're flying out to Lima next Thursday.", {(N, "plan:trip", "Lima", False)}),
+    ("I'm taking the kids to Devon for half term.", {(N, "plan:trip", "Devon", False)}),
+    ("Tom's taking a job in Dubai.", {("Tom", "moving_to", "Dubai", False)}),
+    ("I've been promoted to team lead.", {(N, "job_title", "team lead", False)}),
+    ("I'm studying for my nursing degree.", {(N, "studies", "nursing", False)}),
+    ("Sophie's just started her PhD in chemistry at Aldgate University.",
+     {("Sophie", "studies", "chemistry", False), ("Sophie", "school", "Aldgate University", False)}),
+    ("I'm worried about my son, he's 21 and studying abroad.", {("Ines's son", "age", "21", False)}),  # not the speaker's
+    ("I got a Labrador puppy last week, she's called Maple.", {(N, "has_pet", "dog", False), (N, "pet_name:dog", "Maple", False)}),
     # chat register: lower case, subjects left out, clauses run together
     ("omg i got the job!! starting at brightwave on monday", {(N, "works_at", "Brightwave", False)}),
     ("Working at Fernwood Labs these days.", {(N, "works_at", "Fernwood Labs", False)}),
@@ -165,6 +176,7 @@ def test_paraphrases_read_as_the_claim_they_state(text, expected):
     "Marta has been a great mentor to me.",
     "Here's my horse painting from class.",
     "I'm over the moon about it!",
+    "I finished my engineering course last month.",  # a course done is no study now
     "I'm studying Ferrand's proofs for the exam.",
 ])
 def test_words_that_state_no_such_claim_add_nothing(text):

@@ -138,6 +138,7 @@ FRAMES: list[tuple[str, str, str]] = [
     ("moving_to", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|finally|officially|also))*\s+(?:emigrating|relocating|moving\s+(?:back|over|out|abroad|house|permanently))\s+to\s+{_PLACE}", "place"),
     ("moving_to", rf"{SUBJECT}{_PLAN}\s+(?:move|moving|relocate|relocating|emigrate|emigrating|relocation)(?:\s+(?:back|over|out|abroad|house|permanently))?\s+to\s+{_PLACE}", "place"),
     ("moving_to", rf"(?<![\w'’])(?P<subj>)(?:[Tt]hey|[{_UP}][\w'’&\-]+)(?:\s+(?:is|are|will\s+be|have|has|just))*\s+(?:sending|moving|transferring|relocating|posting|going\s+to\s+(?:send|move|transfer|relocate|post))\s+me\s+(?:out\s+|over\s+)?to\s+{_PLACE}", "place"),
+    ("moving_to", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)\s+(?:taking|accepting|starting)\s+(?:a|the)\s+(?:new\s+)?(?:job|position|role|post)\s+in\s+{_PLACE}(?![\w'’&\.\-])", "place"),
     ("moving_to", rf"\b(?P<subj>[Oo]ur|[Mm]y)\s+(?:big\s+)?(?:move|relocation)\s+to\s+{_PLACE}(?=\s+(?:is|will|has\s+been\s+(?:set|booked|confirmed)|in|next|this|on)\b)", "place"),
     ("moving_to", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:moving|move)\s+in\s+with\s+[^.!?,;]{{1,40}}?\s+in\s+{_PLACE}", "place"),
     # employer: a state, a start, a hire; its end
@@ -153,6 +154,7 @@ FRAMES: list[tuple[str, str, str]] = [
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:handed|handing|hand|put|putting|gave|giving)\s+in\s+(?:my|her|his|their|our)\s+notice\s+(?:at|to|with)\s+{_ORG}", "negated"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)\s+(?:leaving|quitting)\s+{_ORG_NAMED}", "negated"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:work|works|worked|working)\s+(?:\w+\s+)?(?:at|for)\s+the\s+(?P<val>{PROPER})", "org"),
+    ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:left|quit|leaving|quitting|resigned\s+from)\s+[^.!?,;]{{1,40}}?\s+to\s+(?:join|work\s+(?:at|for)|start\s+at)\s+{_ORG}", "org"),
     ("works_at", rf"(?:years?|months?|decades?|stint|spell|time)\s+(?:at|with)\s+{_ORG}(?![\w'’&\.\-]),?\s+(?P<subj>I|[Ww]e)\s+(?:\w+\s+)?(?:left|quit|resigned|moved\s+on|called\s+it\s+a\s+day)\b", "negated"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:finished|finishing|finish)\s+(?:up\s+)?(?:at|with)\s+{_ORG}(?![\w'’&\.\-])(?!\s+(?:work|school|uni|college)\b)", "negated"),
     ("works_at", rf"\b(?P<subj>[Mm]y)\s+last\s+day\s+(?:at|with)\s+{_ORG}", "negated"),
@@ -186,13 +188,14 @@ FRAMES: list[tuple[str, str, str]] = [
     # team or department
     ("works_in", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:joined|joining|join|(?:got\s+|been\s+|was\s+|were\s+)?(?:moved|transferred|put|assigned|reassigned|switched|rotated|placed|posted)\s+(?:over\s+|back\s+)?(?:on|onto|to|into)|moving\s+(?:over\s+)?to|transferring\s+to|rotated\s+(?:on)?to|placed\s+(?:on|in)|assigned\s+to|put\s+on|heading\s+up|head\s+up|heads\s+up|lead|leads|leading|run|runs|running)\s+{_TEAM}", "team"),
     # study and school
-    ("studies", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:doing|do|taking|take|took|studying\s+for|started|starting|start|began|begun|finishing|finished|completing|completed|pursuing|working\s+(?:on|towards)|enrolled\s+(?:in|on)|signed\s+up\s+for|applied\s+for|got)\s+(?:a|an|my|her|his|the|their)\s+(?:[\w'’\-]+\s+)?(?:{DEGREES})\s+in\s+{_SUBJECT}", "common"),
+    ("studies", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:doing|do|taking|take|took|studying\s+for|started|starting|start|began|begun|finishing|completing|pursuing|working\s+(?:on|towards)|enrolled\s+(?:in|on)|signed\s+up\s+for|applied\s+for|got)\s+(?:a|an|my|her|his|the|their)\s+(?:[\w'’\-]+\s+)?(?:{DEGREES})\s+in\s+{_SUBJECT}", "common"),
     ("school", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:started|starting|start|going\s+to|goes\s+to|off\s+to|(?:am|are|is)\s+at|(?:am|are|is)\s+in|applied\s+to|got\s+into)\s+(?:uni|university|college)\s+(?:in|at)\s+{_PLACE}", "place"),
     ("studies", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+in\s+(?:my|her|his|their|the)\s+(?:[a-z]+\s+)?year\s+(?:of|studying|doing)\s+{_SUBJECT}", "common"),
     ("school", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+in\s+(?:my|her|his|their|the)\s+(?:[a-z]+\s+)?year\s+(?:(?:of|studying|doing)\s+[a-z]+(?:\s+[a-z]+){{0,2}}\s+)?at\s+(?:the\s+)?{_PLACE}", "place"),
     ("studies", rf"{SUBJECT}{_CHAIN}\s+(?:got|have|has|been\s+offered|was\s+offered|accepted|took|won)\s+a\s+(?:place|spot|seat|scholarship)\s+(?:on|in|at|for)\s+(?:the|a|an)\s+(?P<val>[a-z]+(?:\s+[a-z]+){{0,2}}?)\s+(?:{DEGREES})\b", "common"),
     ("school", rf"{SUBJECT}{_CHAIN}\s+(?:got|have|has|been\s+offered|was\s+offered|accepted|took|won|doing|do|starting|start|started|studying|taking)\s+(?:a\s+place\s+(?:on|in)\s+)?(?:the|a|an|my|her|his)\s+(?:[a-z]+\s+){{0,3}}?(?:{DEGREES})\s+(?:in\s+[a-z]+(?:\s+[a-z]+){{0,2}}\s+)?(?:course\s+|programme\s+|program\s+)?at\s+(?:the\s+)?{_PLACE}", "place"),
     ("studies", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:going\s+back\s+to|go\s+back\s+to|went\s+back\s+to|back\s+at|off\s+to|starting|started|going\s+to|applied\s+to|got\s+into)\s+(?:uni|university|college|school)\s+to\s+(?:study|do|read|train\s+in)\s+{_SUBJECT}", "common"),
+    ("studies", rf"{SUBJECT}{_CHAIN}\s+(?:studying\s+for|doing|finishing|started|starting|working\s+(?:on|towards)|halfway\s+through)\s+(?:a|an|my|her|his|the|their)\s+(?P<val>[a-z]+(?:\s+[a-z]+)?)\s+(?:degree|diploma|course|masters|master's|BA|BSc|MA|MSc|PhD|apprenticeship|qualification)\b", "subject"),
     ("studies", rf"{SUBJECT}{_CHAIN}\s+(?:reading|read|reads|studying|studied)\s+{_SUBJECT}\s+at\s+(?=[{_UP}])", "common"),
     ("school", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:enrolled|enrolling|enrol|enroll|registered|attend|attends|attending|attended|starting|started|start|transferring|transferred|going|go|goes|heading\s+off|off)\s+(?:at|in|with|to)?\s*{_SCHOOL_NAMED}", "place"),
     ("school", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+(?:at|in)\s+{_SCHOOL_NAMED}", "place"),
@@ -223,6 +226,7 @@ FRAMES: list[tuple[str, str, str]] = [
     ("age", rf"\b(?P<subj>[Mm]y|[Hh]er|[Hh]is)\s+(?P<val>\d{{2,3}})(?:st|nd|rd|th)\s+birthday\b(?=[^.!?]*\b(?:today|tomorrow|on|this|next|is|was|party|celebrat))", "number"),
     # an age to come
     ("age", rf"{SUBJECT}{_CHAIN}\s+(?:will\s+be|(?:am|is)\s+going\s+to\s+be)\s+(?P<val>\d{{1,3}})(?=\s+(?:in|on|next|this|years?|soon)\b|\s*[.!,;]|\s*$)", "number"),
+    ("plan:trip", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)\s+(?:flying|heading|going|travelling|traveling|driving|sailing|off|taking\s+(?:the\s+kids|the\s+family|the\s+children|my\s+\w+|our\s+\w+|him|her|them|everyone))\s+(?:(?:out|over|off|back|down|up|away)\s+)?to\s+{_PLACE}{_TIME_CUE}", "place"),
     # plans: trips to come, flights booked
     ("plan:trip", rf"{SUBJECT}{_PLAN}\s+(?:go|going|travel|travelling|traveling|fly|flying|head|heading|visit|visiting|get\s+away\s+to|take\s+a\s+trip\s+to|do\s+a\s+trip\s+to|spend\s+(?:a|two|three|four|some|the)\s+(?:\w+\s+)?(?:week|weeks|days|month|summer|winter|holidays?)\s+in)\s+(?:to\s+|in\s+)?(?!(?:[{_UP}][\w'’&\.\-]*\s+){{0,4}}(?:{VENUES})\b){_PLACE}{_TIME_CUE}", "place"),
     ("plan:trip", rf"{SUBJECT}{_CHAIN}\s+(?:booked|book|booking|reserved|got)\s+(?:our\s+|the\s+|my\s+|a\s+|an\s+|two\s+|some\s+)?(?:\w+\s+)?(?:flights?|tickets?|trip|holiday|vacation|getaway|ferry|train|cabin|hotel|room|stay|cottage|villa|week|weekend)\s+(?:to|in|for)\s+{_PLACE}", "place"),
@@ -231,6 +235,8 @@ FRAMES: list[tuple[str, str, str]] = [
     ("pet_name:{pet}", rf"{SUBJECT}{_CHAIN}\s+(?:have|got|adopted|rescued|bought|took\s+in|brought\s+home|welcomed|fostered|come\s+with)\s+(?:a|an|another|two|three|both)\s+(?:[a-z\-]+\s+){{0,2}}?(?P<pet>{PETS})(?:s|es)?\s*,\s+(?P<val>[{_UP}][a-z]+)\b", "proper"),
     ("pet_name:{pet}", rf"{SUBJECT}{_CHAIN}\s+(?:have|got|adopted|rescued|bought|took\s+in|brought\s+home|welcomed|fostered)\s+(?:two|both)\s+(?:[a-z\-]+\s+){{0,2}}?(?P<pet>{PETS})(?:s|es)?\s*,\s+[{_UP}][a-z]+\s+and\s+(?P<val>[{_UP}][a-z]+)\b", "proper"),
     ("has_pet", rf"{SUBJECT}{_CHAIN}\s+(?:have|has|got|adopted|rescued|bought|took\s+in|brought\s+home|welcomed|fostered|come\s+with|own|owns)\s+(?:a|an|another|two|three|four)\s+(?!(?:few|couple|lot|bunch|load|dozen|pair|school|shoal|bag|tin|can|plate|bowl|piece)\b)(?:[a-z\-]+\s+){{0,2}}?(?P<val>{PETS})(?:s|es)?\b", "common"),
+    ("pet_name:{pet}", rf"\b(?P<subj>[Ss]he|[Hh]e|[Ii]t)\s+is\s+(?:called|named)\s+(?P<val>[{_UP}][a-z]+)\b", "pet_pronoun"),
+    ("has_pet", rf"{SUBJECT}{_CHAIN}\s+(?:have|has|got|adopted|rescued|bought|took\s+in|brought\s+home|welcomed|fostered)\s+(?:a|an|another|two|three)\s+(?!(?:few|couple|lot|bunch|load|dozen|pair|school|shoal|bag|tin|can|plate|bowl|piece)\b)(?:[a-z\-]+\s+){{0,2}}?(?:[{_UP}][a-z]+\s+)?(?P<val>(?i:{PETS}))(?:s|es)?\b", "common"),
     # a pet named by the noun phrase that owns it: "I'm taking my dog to the vet" (as "my wife" says married)
     ("has_pet", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?!(?:old|late|former|previous|last|first|childhood|dead)\b)(?:(?:new|little|two|three|four|rescue|beloved|sweet|young|baby|big)\s+)?(?P<val>{PETS})(?:s|es)?\b(?!\s+(?:painting|picture|photo|drawing|print|poster|toy|costume|tattoo|mug|book|show|sitter|walker|trainer|training|lover|years|allergy|allergies|impression|emoji|fact)\b)", "common"),
     # an app deleted or installed

@@ -34,7 +34,9 @@ OCCUPATIONS = frozenset(
     minister politician economist statistician technician contractor bartender florist tailor
     hairdresser stylist beautician cleaner gardener landscaper guard detective investigator judge
     mayor senator marine sailor astronaut biologist chemist physicist mathematician geologist
-    historian philosopher translator interpreter ceo cfo cto coo cmo""".split()
+    historian philosopher translator interpreter ceo cfo cto coo cmo lead supervisor coordinator administrator
+    specialist technologist strategist paralegal midwife carer courier porter dispatcher housekeeper welder roofer
+    builder joiner surveyor optician physiotherapist physio radiographer sonographer hygienist""".split()
 )
 
 _UP = "A-ZÀ-ÖØ-Þ"  # capitals, Latin-1 included ("Évora", "Öresund")

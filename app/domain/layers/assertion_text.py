@@ -133,6 +133,10 @@ CO_SUBJECT = re.compile(rf"\b([{_UP}][a-zß-öø-ÿ]{{2,}})\s+and\s+$")
 # "at Ayo's on Saturday" is a place: a name's "'s" after a preposition stays a possessive
 _NOT_AFTER_PREP = r"(?<![\w'])(?<!\bto\s)(?<!\bat\s)(?<!\bby\s)(?<!\bfrom\s)(?<!\bnear\s)(?<!\bround\s)(?<!\bover\s)(?<!\bin\s)"
 _CONTRACTIONS = [
+    # "Sophie's just started", "he's finally left": "'s" before an adverb and a participle is "has"
+    (re.compile(r"\b([A-Za-zÀ-ÖØ-öø-ÿ]+)'s(?=\s+(?:just|finally|already|recently|never|also|since|now|officially)\s+(?:been|got|gotten|had|done|"
+                r"moved|left|quit|joined|started|finished|become|decided|taken|found|bought|adopted|split|broken|landed|"
+                r"accepted|signed|passed|retired|gone|begun|graduated|switched|changed|married|relocated|resigned)\b)"), r"\1 has"),
     # "my husband's a firefighter", "her daughter's at Kingsmead now": a relation's "'s" before a state is "is"
     (re.compile(rf"\b((?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Yy]our|[Tt]heir)\s+(?:(?:older|younger|little|big|eldest|new)\s+)?(?:{RELATION_NOUNS}))'s"
                 r"(?=\s+(?:a|an|at|in|now|still|moving|living|working|studying|married|engaged|single|divorced|retired|"
@@ -153,7 +157,8 @@ _CONTRACTIONS = [
                 r"become|decided|taken|found)\b)"), r"\1 has"),
     (re.compile(rf"{_NOT_AFTER_PREP}([{_UP}][a-zß-öø-ÿ]{{2,}})'s(?=\s+(?:moving|going|living|working|staying|starting|leaving|"
                 r"getting|now|still|married|engaged|pregnant|retired|single|divorced|a|an|from|in|at|with|based|finally|"
-                r"just|also|currently|officially|no\s+longer|not|studying|teaching|dating|seeing)\b(?!-))"), r"\1 is"),
+                r"just|also|currently|officially|no\s+longer|not|studying|teaching|dating|seeing|taking|planning|thinking|hoping|heading|"
+                r"flying|joining|switching|expecting|retiring|relocating|emigrating)\b(?!-))"), r"\1 is"),
 ]
 
 # a second verb of the same first-person subject: "I sold the Corolla and got a Subaru"
@@ -161,7 +166,7 @@ _SHARED_I = re.compile(r"(\b(I|[Ww]e)\s[^.!?;]{0,60}?\s)and\s+(?:now\s+|also\s+|
                        r"signed|took|accepted|left|quit|adopted|rented|found|work|live|teach|study|use|became|am|are|"
                        r"play|run|have)\b)")
 # "I'm 29 and still living with my parents": the same subject's "-ing" clause after "and"
-_SHARED_ING = re.compile(r"(\b(I|[Ww]e)\s[^.!?;]{0,60}?\s)and\s+((?:still|now|also|currently)\s+)?(?=(?:living|working|studying|staying|"
+_SHARED_ING = re.compile(r"(\b(I|[Ww]e)\s(?:(?!\b(?:he|she|they|you|it|He|She|They|You|It)\b)[^.!?;,]){0,60}?\s)and\s+((?:still|now|also|currently)\s+)?(?=(?:living|working|studying|staying|"
                          r"teaching|training|dating|seeing)\b)")
 # a place or an employer written in lower case in chat ("i moved to leeds"): the word after a strong cue,
 # in a message with no capitalised word inside a sentence, is a name

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from app.domain.layers.assertion_lexicon import (GERUND_TITLES, GROUP_HEADS, ORG_HEAD, SCHOOL_HEADS, SERVICE_KIND,
-                                                 TEAM_HEADS)
+                                                 TEAM_HEADS, is_subject)
 from app.domain.layers.assertion_rules import OCCUPATIONS
 from app.domain.layers.assertion_text import clean_value, tool_kind
 from app.domain.layers.text import STOPWORDS
@@ -93,7 +93,7 @@ def title(raw: str) -> str | None:
     return None
 
 
-LEXICON_KINDS = frozenset("""service group group_the teach_subject teach_subject_negated tool_any tool_negated_any org_named race
+LEXICON_KINDS = frozenset("""service group group_the subject teach_subject teach_subject_negated tool_any tool_negated_any org_named race
     gerund_title title org""".split())
 
 
@@ -126,6 +126,10 @@ def lexicon_value(kind: str, raw: str, groups: dict, attribute: str) -> tuple[st
         value = teacher_of(raw)
     elif kind in ("tool_any", "tool_negated_any"):  # "I deleted Hinge": an app, whatever its name
         value = clean_value(raw, "proper")
+    elif kind == "subject":  # "my nursing degree": a subject of study by name or shape
+        value = clean_value(raw, "common")
+        if not value or not is_subject(value):
+            return None
     elif kind == "race":  # "the Harbour half marathon": the race as named
         value = re.sub(r"\s+", " ", raw).strip()
     elif kind == "gerund_title":  # "I'm temping at X": a temp; "driving for X" when X is an organisation's name

@@ -93,7 +93,7 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
     addressee = event.recipient or addressee
     text = expand(event.content)
     found: list[tuple[int, str, str, str, str, bool, int]] = []
-    spans: list[tuple[int, int, str, str]] = []
+    spans: list[tuple[int, int, str, str, bool]] = []  # (start, stop, attribute family, entity, negated)
     undated: set[tuple[int, str]] = set()
     for attribute, rx, kind in ALL_RULES:
         for m in rx.finditer(text):
@@ -106,7 +106,7 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                 subj = "you" if subj.lower() in ("your", "the") else subj
             elif in_question(text, m.start(), m.end()):
                 continue
-            if subj.lower() in ("he", "she") or (subj.lower() in ("his", "her") and kind != "pet_pronoun") or re.match(r"(?i)h(?:is|er)\s", subj):  # "her sister": whose, as "she"
+            if kind != "pet_pronoun" and (subj.lower() in ("he", "she", "his", "her") or re.match(r"(?i)h(?:is|er)\s", subj)):  # "her sister": whose, as "she"
                 entity = (antecedent(text, m.start())
                           or (relation_antecedent(text, m.start(), subj, event.speaker or "speaker") if " " not in subj else None)
                           or (antecedent(context, len(context)) if context else None))
@@ -232,11 +232,11 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                     continue
                 verb = (groups.get("verb") or "").lower()
                 attr = f"opinion:{value.lower()}"
-                if any(s0 <= m.start() < e0 and a0 == attr for s0, e0, a0, _ in spans):
+                if any(s0 <= m.start() < e0 and a0 == attr for s0, e0, a0, _, _ in spans):
                     continue
                 liking = "dislikes" if verb in _NEG_VERBS or kind == "opinion_neg" else "likes"
                 found.append((m.start(), entity, attr, liking, m.group(0), False, m.end()))
-                spans.append((m.start(), m.end(), attr, entity))
+                spans.append((m.start(), m.end(), attr, entity, False))
                 continue
             else:
                 value = clean_value(raw, "proper" if kind in ("stay", "employer", "invited", "presupposed") else kind)
@@ -253,7 +253,8 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
             # one attribute per span and entity: the first (most specific) rule wins; tools of different
             # kinds ("our React app deploys to Heroku") are different attributes
             base = attr if attr.startswith(("uses:", "plan:")) else attr.split(":")[0]
-            if any(s <= m.start() < e and b == base and en == entity for s, e, b, en in spans) and not (
+            # (an ending and a new value in one clause are two claims: "left Fenwick to join Quarry Labs")
+            if any(s <= m.start() < e and b == base and en == entity and ng == negated for s, e, b, en, ng in spans) and not (
                     attr.startswith(MULTI_VALUED_PREFIXES) and not any(f[1] == entity and f[2] == attr and norm_name(f[3]) == norm_name(value)
                                                                        for f in found) and kind == "proper"):
                 continue  # (a second name of a multi-valued attribute in one span is its own claim: "Salt and Pepper")
@@ -263,7 +264,7 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                 continue
             cut = SENTENCE_END.search(text, m.start(), m.end())  # "from Quayside. We ...": the claim ends there
             stop = cut.start() if cut else m.end()
-            spans.append((m.start(), stop, base, entity))
+            spans.append((m.start(), stop, base, entity, negated))
             found.append((m.start(), entity, attr, value, m.group(0), negated, stop))
             found += [(m.start(), other, attr, value, m.group(0), negated, stop) for other in extra]
             if kind == "invited":  # "come stay with me in Leeds next weekend": the date is the visit's
