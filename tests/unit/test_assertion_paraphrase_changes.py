@@ -56,3 +56,11 @@ def test_being_somewhere_now_is_no_new_job_for_one_who_holds_none():
 
 def test_a_switch_to_a_word_of_another_kind_changes_nothing():
     assert changes("I study law.", "I switched to decaf.") == set()
+
+
+def test_a_choice_between_options_replaces_the_plan_and_a_cancellation_to_come_ends_it():
+    assert (("plan:trip", "Lisbon", False), ("plan:trip", "Porto", False)) in changes(
+        "We're thinking Lisbon for Easter.", "Okay, Porto it is then.")
+    assert (("plan:trip", "Porto", False), ("plan:trip", "Porto", True)) in changes(
+        "We're going to Porto in April.", "Work's mad, so I'll cancel Porto.")
+    assert changes("I'm thinking Sam should come along.", "Pizza it is, then.") == set()

@@ -40,11 +40,12 @@ _CHANGE_VERB = (r"(?:switch|switched|switching|change|changed|changing|move|move
 _FROM_TO = re.compile(rf"(?i)\b{_CHANGE_VERB}\b[^.!?;]{{0,40}}?\bfrom\s+{_DET}(?P<old>{_PHRASE}?)\s+to\s+{_DET}(?P<new>{_PHRASE}){_STOP}")
 _INSTEAD = re.compile(rf"(?i)\b(?:the|a|an|my|our|to|for|in|at|on|with|up|chose|picked|took)\s+(?P<new>{_PHRASE})\s+"
                       rf"instead\s+of\s+{_DET}(?P<old>{_PHRASE}){_STOP}")
-_END_VERB = (r"(?:cancel(?:l)?ed|cancel(?:l)?ing|quit|left|dropped|ditched|scrapped|gave\s+up|given\s+up|stopped|"
+_END_VERB = (r"(?:cancel(?:l)?ed|cancel(?:l)?ing|cancel|scrap|ditch|call\s+off|quit|left|dropped|ditched|scrapped|gave\s+up|given\s+up|stopped|"
              r"called\s+off|pulled\s+out\s+of|dropped\s+out\s+of|backed\s+out\s+of|withdrew\s+from|moved\s+off|moved\s+away\s+from|"
              r"migrated\s+(?:off|away\s+from)|got\s+rid\s+of|finished\s+(?:at|with)|walked\s+away\s+from|stepped\s+down\s+from|"
              r"resigned\s+from|deleted|uninstalled|decided\s+against|gave\s+up\s+on|given\s+up\s+on)")
-_ENDED = re.compile(rf"(?i)\b(?P<subj>I|we)\b(?:\s+(?:have|had|just|finally|also|already|officially)|['’]ve|['’]d)*\s+{_END_VERB}\s+{_DET}(?P<old>{_PHRASE}){_STOP}")
+_ENDED = re.compile(rf"(?i)\b(?P<subj>I|we)\b(?:\s+(?:have|had|just|finally|also|already|officially|will|then|probably|"
+                    rf"(?:am|are)\s+going\s+to|need\s+to|have\s+to|had\s+to)|['’]ve|['’]d|['’]ll)*\s+{_END_VERB}\s+{_DET}(?P<old>{_PHRASE}){_STOP}")
 _IS_OFF = re.compile(rf"(?i)(?:^|[.!?,;:]\s*|\bso\s+|\band\s+|\bbut\s+)(?:the\s+|our\s+|my\s+)?(?P<old>{_PHRASE})(?:\s+(?:is|are|has\s+been|have\s+been|was|were|got)|\s*['’]s(?:\s+been)?)\s+(?:now\s+|officially\s+|definitely\s+)?"
                      rf"(?:off|cancell?ed|called\s+off|not\s+happening|scrapped|shelved|dead)\b(?!\s+(?:to|on|at|the|work|early|late|there|here|with|for|by)\b)"
                      rf"|(?:^|[.!?,;:]\s*|\bso\s+|\band\s+|\bbut\s+)(?:the\s+|our\s+|my\s+)?(?P<old2>{_PHRASE})\s+(?:isn['’]t|is\s+not|won['’]t\s+be|will\s+not\s+be|"
@@ -58,6 +59,10 @@ _TO_NEW = re.compile(rf"\b(?:switch|switched|switching|changed\s+over|changing\s
                      rf"(?:over\s+)?to\s+(?:the\s+)?(?:(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+(?:&\s+)?[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,3}})"
                      rf"|(?P<low>(?!(?:it|that|this|them|a|an|my|our|something|one|another|somewhere)\b)[a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){{0,2}}?){_STOP})")
 _SWITCHABLE = ("uses:", "studies", "works_in", "school")
+# a choice made between options: "Hokkaido it is", "we settled on Porto": a new value of the plan held
+_DECIDED = re.compile(rf"(?:(?:^|[.!?,;:]\s*|\b(?:so|fine|ok|okay|right|then)\W+)(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,2}})\s+it\s+is\b"
+                      rf"|\b(?:decided\s+on|settled\s+on|opted\s+for|going\s+for|gone\s+for|went\s+for|going\s+with|gone\s+with|went\s+with)\s+"
+                      rf"(?P<new2>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,2}})(?![\w'’&\.\-])(?!\s+(?:for|as)\b))")
 # "I'm at Corvis now", "Tom is with Kestrel these days": a new employer of one who holds one
 _AT_NOW = re.compile(rf"(?<![\w'’])(?P<who>I|[Ww]e|[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]{{2,}})\s*(?:['’]m|['’]s|['’]re|\s+am|\s+is|\s+are)\s+"
                      rf"(?:(?P<now>now)\s+)?(?:at|with)\s+(?:the\s+)?(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+(?:&\s+)?[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,3}})"
@@ -143,6 +148,13 @@ def anchored_claims(event: LayerEvent, found: Sequence["Assertion"], said: Seque
                 _matches(new, f.value_key) or norm_name(new) in f.surface.lower() for f in found):
             old = next(iter(kinds.values()))
             if not _matches(new, old.value_key):
+                add(old, new, norm_name(new), False, m)
+    for m in _DECIDED.finditer(text):
+        plans = {a.attribute: a for a in said if a.attribute.startswith("plan:") and not a.negated}
+        new = (m.group("new") or m.group("new2") or "").rstrip(".,;:!?")
+        if len(plans) == 1 and new and not any(_matches(new, f.value_key) for f in found):
+            old = next(iter(plans.values()))
+            if not _matches(new, old.value_key) and old.value[:1].isupper():
                 add(old, new, norm_name(new), False, m)
     for m in _AT_NOW.finditer(text):
         who = m.group("who")

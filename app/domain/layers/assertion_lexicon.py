@@ -227,6 +227,7 @@ FRAMES: list[tuple[str, str, str]] = [
     # an age to come
     ("age", rf"{SUBJECT}{_CHAIN}\s+(?:will\s+be|(?:am|is)\s+going\s+to\s+be)\s+(?P<val>\d{{1,3}})(?=\s+(?:in|on|next|this|years?|soon)\b|\s*[.!,;]|\s*$)", "number"),
     ("plan:trip", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)\s+(?:flying|heading|going|travelling|traveling|driving|sailing|off|taking\s+(?:the\s+kids|the\s+family|the\s+children|my\s+\w+|our\s+\w+|him|her|them|everyone))\s+(?:(?:out|over|off|back|down|up|away)\s+)?to\s+{_PLACE}{_TIME_CUE}", "place"),
+    ("plan:trip", rf"{SUBJECT}\s+(?:am|are)\s+(?:(?:now|still|really)\s+)?thinking\s+(?:of\s+|about\s+)?(?P<val>{PROPER})(?![\w'’&\.\-])(?=\s*[.!,;]|\s+(?:for|in|this|next|over|around)\b)", "place"),
     # plans: trips to come, flights booked
     ("plan:trip", rf"{SUBJECT}{_PLAN}\s+(?:go|going|travel|travelling|traveling|fly|flying|head|heading|visit|visiting|get\s+away\s+to|take\s+a\s+trip\s+to|do\s+a\s+trip\s+to|spend\s+(?:a|two|three|four|some|the)\s+(?:\w+\s+)?(?:week|weeks|days|month|summer|winter|holidays?)\s+in)\s+(?:to\s+|in\s+)?(?!(?:[{_UP}][\w'’&\.\-]*\s+){{0,4}}(?:{VENUES})\b){_PLACE}{_TIME_CUE}", "place"),
     ("plan:trip", rf"{SUBJECT}{_CHAIN}\s+(?:booked|book|booking|reserved|got)\s+(?:our\s+|the\s+|my\s+|a\s+|an\s+|two\s+|some\s+)?(?:\w+\s+)?(?:flights?|tickets?|trip|holiday|vacation|getaway|ferry|train|cabin|hotel|room|stay|cottage|villa|week|weekend)\s+(?:to|in|for)\s+{_PLACE}", "place"),
