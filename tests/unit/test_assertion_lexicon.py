@@ -309,3 +309,14 @@ def test_leaving_us_ends_the_job_that_stands_and_a_home_named_by_its_place_is_wh
 ])
 def test_endings_said_in_other_words(first, then, expected):
     assert expected in rows((N, first), (N, then))
+
+
+def test_with_two_speakers_you_in_the_first_turn_is_the_other_one():
+    evs = [LayerEvent("0", "Grace", "How was your first week at Dunmore College?", T0, "c", seq=0),
+           LayerEvent("1", "Leo", "Fine, thanks.", T0 + timedelta(minutes=1), "c", seq=1)]
+    assert {(a.entity, a.attribute, a.value) for a in extract_all(evs)} == {("Leo", "school", "Dunmore College")}
+
+
+def test_doing_a_subject_of_study_is_studying_it_and_doing_a_hobby_is_not():
+    assert rows((N, "I'm doing biochemistry at Larch.")) == {(N, "studies", "biochemistry", False)}
+    assert not any(r[1] == "studies" for r in rows((N, "I'm doing pottery on Tuesdays.")))

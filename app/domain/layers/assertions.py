@@ -340,15 +340,19 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
     orgs: dict[tuple[str, str], str] = {}  # (conversation, speaker key) -> the organisation "we" stands for
     places: dict[str, str] = {}  # conversation -> the place its previous turn named last
     speakers: dict[str, set[str]] = {}  # conversation -> its speakers' name keys
+    shown: dict[str, dict[str, str]] = {}  # conversation -> speaker key -> the name as first written
     for e in events:
         speakers.setdefault(e.conversation_id, set()).add(norm_name(e.speaker))
+        shown.setdefault(e.conversation_id, {}).setdefault(norm_name(e.speaker), e.speaker)
     for e in events:
         asker, context = previous.get(e.conversation_id, ("", ""))
         # whom "you" means: the name the turn opens with ("Sam, ..."), else the one who spoke before
         called = vocative(e.content)
         if called and norm_name(called) not in speakers[e.conversation_id]:
             called = None  # "Done, you're all set": not a name of anyone here
-        addressee = called or (asker if asker and asker != e.speaker else None)
+        # with two speakers only, "you" is the other one, even in the first turn ("How was your first week at X?")
+        pair = [n for k, n in shown[e.conversation_id].items() if k != norm_name(e.speaker)]
+        addressee = called or (asker if asker and asker != e.speaker else None) or (pair[0] if len(pair) == 1 else None)
         previous[e.conversation_id] = (e.speaker, e.content)
         known = names.setdefault(e.conversation_id, EntityNames())
         known.read(e.content, e.speaker, e.recipient)
