@@ -123,6 +123,10 @@ PROBES = [
      {("Sophie", "studies", "chemistry", False), ("Sophie", "school", "Aldgate University", False)}),
     ("I'm worried about my son, he's 21 and studying abroad.", {("Ines's son", "age", "21", False)}),  # not the speaker's
     ("I got a Labrador puppy last week, she's called Maple.", {(N, "has_pet", "dog", False), (N, "pet_name:dog", "Maple", False)}),
+    ("We've finally bought a house in Leamington!", {(N, "lives_in", "Leamington", False)}),
+    ("We're spending Christmas in Vienna this year.", {(N, "plan:trip", "Vienna", False)}),
+    ("I've been made head of marketing.", {(N, "job_title", "head of marketing", False)}),
+    ("I've been made redundant.", set()),
     # chat register: lower case, subjects left out, clauses run together
     ("omg i got the job!! starting at brightwave on monday", {(N, "works_at", "Brightwave", False)}),
     ("Working at Fernwood Labs these days.", {(N, "works_at", "Fernwood Labs", False)}),

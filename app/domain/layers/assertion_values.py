@@ -60,7 +60,8 @@ _NOT_TITLES = frozenset("""member customer user beginner partner mother father b
     project subject object effect aspect prospect defect insect respect suspect human german roman weekender
     teenager toddler youngster baby adult senior junior beginner hiker climber swimmer skier surfer golfer walker
     jogger skater rider remember whenever wonder consider discover deliver offer suffer prefer bother gather
-    recover encounter register better bitter""".split())
+    recover encounter register better bitter redundant pregnant important relevant elegant brilliant distant constant
+    different excellent confident independent urgent efficient recent decent silent aware""".split())
 _TITLE_SHAPE = re.compile(r"[a-z]+(?:er|or|ist|ian|ant|eer|ess|ive|ent|man|woman)")
 _HEAD_OF = re.compile(r"((?:deputy\s+|assistant\s+|acting\s+)?(?:head|director|chief|manager|lead|vp)\s+of\s+[a-z]+)\b")
 
