@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from app.domain.layers.assertion_context import same_name
+from app.domain.layers.assertion_lexicon import TEAM_HEADS, is_subject
 from app.domain.layers.text import NOT_NAMES, STOPWORDS, norm_name
 
 from app.domain.layers.assertion_dates import stated_day
@@ -39,11 +40,44 @@ _CHANGE_VERB = (r"(?:switch|switched|switching|change|changed|changing|move|move
 _FROM_TO = re.compile(rf"(?i)\b{_CHANGE_VERB}\b[^.!?;]{{0,40}}?\bfrom\s+{_DET}(?P<old>{_PHRASE}?)\s+to\s+{_DET}(?P<new>{_PHRASE}){_STOP}")
 _INSTEAD = re.compile(rf"(?i)\b(?:the|a|an|my|our|to|for|in|at|on|with|up|chose|picked|took)\s+(?P<new>{_PHRASE})\s+"
                       rf"instead\s+of\s+{_DET}(?P<old>{_PHRASE}){_STOP}")
-_END_VERB = (r"(?:cancel(?:l)?ed|cancel(?:l)?ing|quit|left|dropped|ditched|scrapped|gave\s+up|given\s+up|stopped|"
-             r"called\s+off|pulled\s+out\s+of|dropped\s+out\s+of|backed\s+out\s+of|withdrew\s+from)")
-_ENDED = re.compile(rf"(?i)\b(?P<subj>I|we)\b(?:\s+(?:have|'ve|had|just|finally|also|already|officially))*\s+{_END_VERB}\s+{_DET}(?P<old>{_PHRASE}){_STOP}")
-_IS_OFF = re.compile(rf"(?i)(?:^|[.!?,;:]\s*|\bso\s+|\band\s+|\bbut\s+)(?:the\s+|our\s+|my\s+)?(?P<old>{_PHRASE})\s+(?:is|'s|are|has\s+been|was)\s+"
-                     rf"(?:off|cancell?ed|called\s+off|not\s+happening)\b(?!\s+(?:to|on|at|the|work|early|late)\b)")
+_END_VERB = (r"(?:cancel(?:l)?ed|cancel(?:l)?ing|cancel|scrap|ditch|call\s+off|quit|left|dropped|ditched|scrapped|gave\s+up|given\s+up|stopped|"
+             r"called\s+off|pulled\s+out\s+of|dropped\s+out\s+of|backed\s+out\s+of|withdrew\s+from|moved\s+off|moved\s+away\s+from|"
+             r"migrated\s+(?:off|away\s+from)|got\s+rid\s+of|finished\s+(?:at|with)|walked\s+away\s+from|stepped\s+down\s+from|"
+             r"resigned\s+from|deleted|uninstalled|decided\s+against|gave\s+up\s+on|given\s+up\s+on)")
+_ENDED = re.compile(rf"(?i)\b(?P<subj>I|we)\b(?:\s+(?:have|had|just|finally|also|already|officially|will|then|probably|"
+                    rf"(?:am|are)\s+going\s+to|need\s+to|have\s+to|had\s+to)|['’]ve|['’]d|['’]ll)*\s+{_END_VERB}\s+{_DET}(?P<old>{_PHRASE}){_STOP}")
+_IS_OFF = re.compile(rf"(?i)(?:^|[.!?,;:]\s*|\bso\s+|\band\s+|\bbut\s+)(?:the\s+|our\s+|my\s+)?(?P<old>{_PHRASE})(?:\s+(?:is|are|has\s+been|have\s+been|was|were|got)|\s*['’]s(?:\s+been)?)\s+(?:now\s+|officially\s+|definitely\s+)?"
+                     rf"(?:off|cancell?ed|called\s+off|not\s+happening|scrapped|shelved|dead)\b(?!\s+(?:to|on|at|the|work|early|late|there|here|with|for|by)\b)"
+                     rf"|(?:^|[.!?,;:]\s*|\bso\s+|\band\s+|\bbut\s+)(?:the\s+|our\s+|my\s+)?(?P<old2>{_PHRASE})\s+(?:isn['’]t|is\s+not|won['’]t\s+be|will\s+not\s+be|"
+                     rf"is\s+no\s+longer|aren['’]t|are\s+not)\s+happening\b|(?:^|[.!?,;:]\s*|\bso\s+|\band\s+|\bbut\s+)(?:the\s+|our\s+|my\s+)?"
+                     rf"(?P<old3>{_PHRASE})\s+(?:fell\s+through|has\s+fallen\s+through|got\s+(?:cancell?ed|scrapped|called\s+off))\b")
+# "dropped Jira for Linear", "swapped the Corolla for a Civic", "replaced Heroku with Fly.io": an old value for a new one
+_SWAP = re.compile(rf"(?i)\b(?:dropped|ditched|swapped|swapping|swap|replaced|replacing|replace|traded|trading|exchanged|abandoned)\s+"
+                   rf"{_DET}(?P<old>{_PHRASE})\s+(?:for|with|in\s+favou?r\s+of)\s+{_DET}(?P<new>{_PHRASE}){_STOP}")
+# "we're switching to Calder Mutual", "I switched to history": a new value of the one attribute of its kind held
+_TO_NEW = re.compile(rf"\b(?:switch|switched|switching|changed\s+over|changing\s+over|moved\s+over|moving\s+over)\s+"
+                     rf"(?:over\s+)?to\s+(?:the\s+)?(?:(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+(?:&\s+)?[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,3}})"
+                     rf"|(?P<low>(?!(?:it|that|this|them|a|an|my|our|something|one|another|somewhere)\b)[a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){{0,2}}?){_STOP})")
+_SWITCHABLE = ("uses:", "studies", "works_in", "school")
+# a choice made between options: "Hokkaido it is", "we settled on Porto": a new value of the plan held
+_DECIDED = re.compile(rf"(?:(?:^|[.!?,;:]\s*|\b(?:so|fine|ok|okay|right|then)\W+)(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,2}})\s+it\s+is\b"
+                      rf"|\b(?:decided\s+on|settled\s+on|opted\s+for|going\s+for|gone\s+for|went\s+for|going\s+with|gone\s+with|went\s+with)\s+"
+                      rf"(?P<new2>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,2}})(?![\w'’&\.\-])(?!\s+(?:for|as)\b))")
+# "I'm at Corvis now", "Tom is with Kestrel these days": a new employer of one who holds one
+_AT_NOW = re.compile(rf"(?<![\w'’])(?P<who>I|[Ww]e|[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]{{2,}})\s*(?:['’]m|['’]s|['’]re|\s+am|\s+is|\s+are)\s+"
+                     rf"(?:(?P<now>now)\s+)?(?:at|with)\s+(?:the\s+)?(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+(?:&\s+)?[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,3}})"
+                     rf"(?(now)|\s+(?:now|these\s+days|nowadays)\b)")
+
+
+def _of_kind(new: str, attribute: str) -> bool:
+    """Whether a new value said in lower case can be a value of `attribute`: a subject of study, a team."""
+    if new[:1].isupper():
+        return True
+    if attribute == "studies":
+        return is_subject(new)
+    if attribute == "works_in":
+        return new.split()[-1] in TEAM_HEADS
+    return False
 
 
 def _head(key: str) -> str:
@@ -78,10 +112,12 @@ def _usable(value: str, like: "Assertion") -> str | None:
     return v
 
 
-def anchored_claims(event: LayerEvent, found: Sequence["Assertion"], said: Sequence["Assertion"]) -> list["Assertion"]:
+def anchored_claims(event: LayerEvent, found: Sequence["Assertion"], said: Sequence["Assertion"],
+                    held_of: Callable[[str], Sequence["Assertion"]] | None = None) -> list["Assertion"]:
     """Claims of one event (its content) read through the speaker's earlier claims `said` (their own, in order):
     a new value where the event changes one they hold, a negation where it ends one. Claims the
-    event's rules already made (`found`, the same entity, attribute and value) are not repeated."""
+    event's rules already made (`found`, the same entity, attribute and value) are not repeated.
+    `held_of(name)`: the claims held by someone the event names ("Tom is at Kestrel now")."""
     text = event.content
     out: list["Assertion"] = []
 
@@ -97,16 +133,39 @@ def anchored_claims(event: LayerEvent, found: Sequence["Assertion"], said: Seque
                            time=event.occurred_at, seq=event.seq,
                            valid_from=stated_day(text, m.start(), m.end(), event.occurred_at, like.attribute)))
 
-    for rx in (_FROM_TO, _INSTEAD):
+    for rx in (_FROM_TO, _INSTEAD, _SWAP):
         for m in rx.finditer(text):
             old = _held(m.group("old"), said)
             new = _usable(m.group("new"), old) if old is not None else None
             if old is None or new is None or _matches(new, old.value_key):
                 continue
             add(old, new, norm_name(new), False, m)
+    for m in _TO_NEW.finditer(text):
+        new = (m.group("new") or m.group("low") or "").rstrip(".,;:!?")
+        kinds = {a.attribute: a for a in said if a.attribute.startswith(_SWITCHABLE) and not a.negated
+                 and a.value[:1].isupper() == new[:1].isupper() and _of_kind(new, a.attribute)}
+        if new and len(kinds) == 1 and not any(
+                _matches(new, f.value_key) or norm_name(new) in f.surface.lower() for f in found):
+            old = next(iter(kinds.values()))
+            if not _matches(new, old.value_key):
+                add(old, new, norm_name(new), False, m)
+    for m in _DECIDED.finditer(text):
+        plans = {a.attribute: a for a in said if a.attribute.startswith("plan:") and not a.negated}
+        new = (m.group("new") or m.group("new2") or "").rstrip(".,;:!?")
+        if len(plans) == 1 and new and not any(_matches(new, f.value_key) for f in found):
+            old = next(iter(plans.values()))
+            if not _matches(new, old.value_key) and old.value[:1].isupper():
+                add(old, new, norm_name(new), False, m)
+    for m in _AT_NOW.finditer(text):
+        who = m.group("who")
+        held = said if who.lower() in ("i", "we") else (held_of(who) if held_of else [])
+        jobs = [a for a in held if a.attribute == "works_at" and not a.negated]
+        new = m.group("new").rstrip(".,;:!?")
+        if jobs and not _matches(new, jobs[-1].value_key) and not any(f.attribute == "works_at" and _matches(new, f.value_key) for f in found):
+            add(jobs[-1], new, norm_name(new), False, m)
     for rx in (_ENDED, _IS_OFF):
         for m in rx.finditer(text):
-            old = _held(m.group("old"), said)
+            old = _held(m.group("old") or m.groupdict().get("old2") or m.groupdict().get("old3") or "", said)
             if old is not None:
                 add(old, old.value, old.value_key, True, m)
     return out

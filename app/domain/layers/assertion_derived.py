@@ -79,6 +79,8 @@ def settle_found(found: list[Found], speaker: str) -> list[Found]:
             attr, entity = f"uses:{tool_kind(entity)}", speaker
         elif attr.startswith("uses:") and tool_kind(entity):  # "Our Postgres moved to X": still the speaker's
             entity = speaker
+        elif attr == "works_at" and not negated and _PUPIL_SCHOOL.search(value) and not _WORK_WORDS.search(surface):
+            attr = "school"  # "Orla starts at Hollybank Nursery": a pupil's school, not an employer
         out.append((start, entity, attr, value, surface, negated, stop))
     # a pet named is a pet one has: "my cat Biscuit"
     for start, entity, attr, value, surface, negated, stop in list(out):
@@ -86,10 +88,19 @@ def settle_found(found: list[Found], speaker: str) -> list[Found]:
             kind = attr.partition(":")[2]
             if not any(g[1] == entity and g[2] == "has_pet" and g[3].lower() == kind for g in out):
                 out.append((start, entity, "has_pet", kind, surface, False, stop))
+    # a job left for another one said in the same event ("I'm leaving X. I accepted an offer from Y"): the new
+    # job ends the old one, so the leaving is no claim of its own
+    out = [g for g in out if not (g[2] == "works_at" and g[5] and g[3] not in ("job", "") and _NOTICE.search(g[4]) and any(
+        h[1] == g[1] and h[2] == "works_at" and not h[5] and h[3] != g[3] for h in out))]
     # a status a noun phrase implies yields to a stronger one the same event states
     stated = {(g[1], g[3]) for g in out if g[2] == "relationship_status" and not _implied(g)}
     return [g for g in out if not (g[2] == "relationship_status" and _implied(g)
                                    and any((g[1], s) in stated for s in _STRONGER.get(g[3], ())))]
+
+
+_PUPIL_SCHOOL = re.compile(r"(?i)\b(?:nursery|kindergarten|preschool|pre-school|primary|elementary|infants|junior\s+school)\b")
+_WORK_WORDS = re.compile(r"(?i)\b(?:teach\w*|work\w*|job|role|post|position|hired|employed|as\s+(?:a|an|the))\b")
+_NOTICE = re.compile(r"(?i)\b(?:notice|leaving|resign)")
 
 
 def _implied(f: Found) -> bool:
@@ -106,15 +117,15 @@ def implied_and_known(entity_key: str, attribute: str, value: str, surface: str,
     return bool(standing) and standing[-1] in _STRONGER.get(value, ())
 
 
-_HE = "son|brother|dad|father|husband|boyfriend|grandpa|grandfather|uncle|nephew|fiance"
-_SHE = "daughter|sister|mom|mum|mother|wife|girlfriend|grandma|grandmother|aunt|niece|fiancee|fiancée"
+_HE = "son|brother|dad|daddy|papa|father|husband|boyfriend|grandpa|grandfather|uncle|nephew|fiance"
+_SHE = "daughter|sister|mom|mum|mam|mammy|mummy|mommy|mother|wife|girlfriend|grandma|grandmother|aunt|niece|fiancee|fiancée"
 _EITHER = "partner|friend|best friend|boss|roommate|cousin|neighbour|neighbor|manager|colleague|teacher|doctor"
 
 
 def relation_antecedent(text: str, pos: int, pronoun: str, speaker: str) -> str | None:
     """Whom "he"/"she" at `pos` stands for when no name comes before it: the last "my <relation>" of the
     text that fits the pronoun ("My son moved out, he lives in Bristol now": the speaker's son)."""
-    nouns = f"{_HE if pronoun.lower() == 'he' else _SHE}|{_EITHER}"
+    nouns = f"{_HE if pronoun.lower() in ('he', 'his') else _SHE}|{_EITHER}"
     hits = list(re.finditer(rf"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:new|older|younger|little|big|eldest|oldest|youngest)\s+)?({nouns})\b",
                             text[:pos]))
     return f"{speaker}'s {hits[-1].group(1).lower()}" if hits else None

@@ -38,8 +38,11 @@ class EntityNames:
             self.aliases.setdefault(norm_name(form), name)
 
     def see(self, name: str) -> None:
-        if norm_name(name) not in {norm_name(n) for n in self.names}:
-            self.names.append(name)
+        if norm_name(name) in {norm_name(n) for n in self.names}:
+            return
+        if sum(1 for n in self.names if _short_of(name, n)) == 1:
+            return  # a speaker "Joyce" after "Joyce Pemberton" was named: the same person, by the name said first
+        self.names.append(name)
 
     def canonical(self, entity: str) -> str:
         """The name `entity` was first said by: an alias's name, else a one-word short form's long name

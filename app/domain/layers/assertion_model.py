@@ -10,7 +10,7 @@ from datetime import date, datetime
 from app.domain.layers.assertion_rules import MULTI_VALUED_PREFIXES
 from app.domain.layers.text import norm_name
 
-LAYER_VERSION = "assertions/5"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
+LAYER_VERSION = "assertions/6"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
 # 3: dated claims (valid_from), questions are not claims, pronouns across turns, value keys of one name's
 #    short and long forms, more change forms (leaving, moving plans, hobbies and clubs given up, switches)
 # 4: elided answers and yes-answers, "here"/"there", "they", "we" of a couple or an organisation, subjects
@@ -18,6 +18,9 @@ LAYER_VERSION = "assertions/5"  # 2: moves, teams, tools, plans and cancellation
 # 5: changes and endings read through what the speaker said (assertion_anchored), a negation takes the
 #    attribute its value is held by, one cross-claim step with the LLM (assertion_claims), a named pet is a
 #    pet, "getting married" is engaged, retiring ends the job, titles in a work frame, dated ages
+# 6: lexicons per attribute compiled into clause frames (assertion_lexicon: subject, auxiliaries, negation, the
+#    mood of things to come; a value's head noun picks its attribute), services held with a provider, swaps
+#    ("dropped A for B") and switches of the one tool kind held, fuller names for "she", pets of others
 
 
 @dataclass(frozen=True)

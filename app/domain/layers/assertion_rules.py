@@ -14,7 +14,7 @@ MULTI_VALUED_PREFIXES = ("pet_name:", "has_pet", "member_of", "hobby")
 RELATION_NOUNS = (
     "wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|mom|mum|mother|dad|father|sister|brother|son|"
     "daughter|kids|children|friend|best friend|boss|roommate|grandma|grandpa|grandmother|grandfather|"
-    "aunt|uncle|cousin|niece|nephew|parents|family|neighbor|neighbour"
+    "aunt|uncle|cousin|niece|nephew|parents|family|neighbor|neighbour|mam|mammy|mummy|mommy|daddy|papa"
 )
 DOG_BREEDS = ("labrador|retriever|beagle|poodle|spaniel|terrier|collie|greyhound|whippet|dachshund|pug|husky|corgi|"
               "bulldog|sheepdog|rottweiler|doberman|chihuahua|schnauzer|lurcher|staffie|mutt|dalmatian|pointer|setter")
@@ -34,7 +34,9 @@ OCCUPATIONS = frozenset(
     minister politician economist statistician technician contractor bartender florist tailor
     hairdresser stylist beautician cleaner gardener landscaper guard detective investigator judge
     mayor senator marine sailor astronaut biologist chemist physicist mathematician geologist
-    historian philosopher translator interpreter ceo cfo cto coo cmo""".split()
+    historian philosopher translator interpreter ceo cfo cto coo cmo lead supervisor coordinator administrator
+    specialist technologist strategist paralegal midwife carer courier porter dispatcher housekeeper welder roofer
+    builder joiner surveyor optician physiotherapist physio radiographer sonographer hygienist""".split()
 )
 
 _UP = "A-ZÀ-ÖØ-Þ"  # capitals, Latin-1 included ("Évora", "Öresund")
@@ -46,7 +48,10 @@ _NUMW = r"\d{1,3}|" + "|".join(sorted((w for w in NUMBER_WORDS if w not in {"a",
 ACTIVITIES = (
     "football|soccer|tennis|basketball|baseball|volleyball|rugby|hockey|cricket|golf|chess|yoga|pilates|"
     "karate|judo|boxing|ballet|dance|piano|guitar|violin|drums|cello|climbing|bouldering|swimming|running|"
-    "cycling|rowing|netball|badminton|squash|skating|surfing|skiing|hiking|fencing|athletics|gymnastics"
+    "cycling|rowing|netball|badminton|squash|skating|surfing|skiing|hiking|fencing|athletics|gymnastics|"
+    "futsal|five-a-side|softball|lacrosse|handball|dodgeball|kickball|curling|darts|snooker|bowling|frisbee|ultimate|"
+    "water polo|polo|triathlon|kayaking|canoeing|sailing|archery|karting|padel|gaming|esports|e-sports|debate|quiz|trivia|"
+    "drama|robotics|cheerleading"
 )
 _SUBJ = rf"(?P<subj>\bI\b|\b[Ww]e\b|\b[Yy]ou\b(?!\s+know\b)|\b[Yy]our\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[Mm]y\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[{_UP}][a-zß-öø-ÿ]{{2,}}'s\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[Hh](?:is|er)\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[{_UP}][a-zß-öø-ÿ]{{2,}}(?:\s+[{_UP}][a-zß-öø-ÿ]{{2,}})?\b|\b[Hh]e\b|\b[Ss]he\b|\b[Tt]hey\b)"
 _ADV = (r"(?:\s+(?:have|has|had)(?=\s+(?:\w+\s+)?(?:\w+ed|got|gotten|been|become|left|quit|begun|taken)\b))?"
@@ -96,7 +101,7 @@ _rule("pet_name:{pet}", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:(?:new|little|sweet|res
 _rule("pet_name:{pet}", rf"\b(?P<subj>I|[Ww]e)\s+(?:have|got|adopted|rescued)\s+(?:a|an)\s+(?:(?:new|little|rescue|rescued|young|baby)\s+)*(?P<pet>{PETS})\s+(?:named|called)\s+(?P<val>[A-Z][a-z]+)")
 _rule("pet_name:{pet}", rf"\b(?P<subj>[Aa]n?|[Oo]ur|[Mm]y)\s+(?:(?:new|little|sweet|rescue|rescued|old|young|baby)\s+)?(?P<pet>{PETS})\s+(?:named|called)\s+(?P<val>[A-Z][a-z]+)")
 _rule("member_of", rf"{_SUBJ}{_ADV}\s+(?:joined|became a member of|signed up for)\s+(?:a|an|the|my|our)\s+(?P<val>(?:[\w'\-]+\s+){{0,3}}?(?:group|club|team|church|band|choir|league|community|society|gym|class|organization|organisation|association|platform|network|crew|circle|program|programme))\b", "common")
-_rule("hobby", rf"{_SUBJ}{_ADV}\s+(?:started|began|begun|took up|taken up|picked up)\s+(?:(?:playing|learning|practicing|practising|doing|taking)\s+(?:the\s+)?(?P<val>[a-z]+(?:\s+[a-z]+){{0,2}})|(?P<val2>(?:{ACTIVITIES})\b|[a-z]{{3,}}ing\b(?<!\bworking)(?<!\busing)(?!\s+(?:to|into|at|on|for|with|a|an|the|my|our|about|out|up|forward)\b)))", "common")
+_rule("hobby", rf"{_SUBJ}{_ADV}\s+(?:started|began|begun|took up|taken up|picked up)\s+(?:(?:playing|learning|practicing|practising|doing|taking)\s+(?:the\s+)?(?P<val>[a-z]+(?:\s+[a-z]+){{0,2}})|(?P<val2>(?:{ACTIVITIES})\b|[a-z]{{3,}}ing\b(?<!\bworking)(?<!\busing)(?<!\blearning)(?<!\bdoing)(?<!\btrying)(?<!\bgetting)(?<!\bgoing)(?<!\bmaking)(?<!\btaking)(?<!\bthinking)(?<!\bplanning)(?<!\blooking)(?<!\bfeeling)(?!\s+(?:to|into|at|on|for|with|a|an|the|my|our|about|out|up|forward)\b)))", "common")
 _rule("relationship_status", r"\b(?P<subj>[Mm]y)\s+(?P<val>husband|wife|girlfriend|boyfriend|fianc[ée]e?|partner|gf|bf|hubby)\b(?!\s+(?:in\s+crime|at\s+work)\b)", "implied_status")
 _rule("has_pet", rf"\b(?P<subj>I|[Ww]e){_ADV}\s+(?:have|got|adopted|rescued)\s+(?:a|an|two|three)\s+(?:(?:new|little|rescue|rescued|young|baby)\s+)*(?P<val>{PETS})s?\b", "common")
 _rule("name", r"\b(?P<subj>[Mm]y)\s+name\s+is\s+(?P<val>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)")
@@ -151,7 +156,9 @@ _rule("uses:{what}", rf"{_SUBJ}{_ADV}(?:(?:\s+would|'d)\s+like\s+to|\s+want\s+to
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}(?:(?:\s+would|'d)\s+like\s+to|\s+want\s+to|\s+(?:am|are|is)\s+going\s+to|\s+will|\s+just)?\s+(?:switch|move|change)d?\s+from\s+(?:the|my|our|your)\s+{_PROPER}\s+(?:plan|tier|subscription|package)\s+to\s+(?:the\s+)?(?P<val>{_PROPER})", "plan_tier")
 _rule("uses:{what}", rf"{_SUBJ}\s+(?:am|are|is)\s+[^.!?]{{0,40}}?\band\s+(?:moving|switching|migrating)\s+(?:over\s+|back\s+)?to\s+(?P<val>{_PROPER})", "tool")
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:building|writing|making|developing)\s+(?:a|an|the|our|my)\s+[^.!?]{{0,40}}?\b(?:in|with|on)\s+(?P<val>{_PROPER})", "tool")
-_PLAN_KINDS = r"trip|vacation|holiday|party|wedding|dinner|move|visit|launch|release|meeting|concert|reunion|barbecue|bbq|getaway|cruise|camping trip|road trip|honeymoon|surprise party|birthday party"
+_PLAN_KINDS = (r"dinner party|garden party|house party|leaving party|engagement party|housewarming party|housewarming|trip|vacation|holiday|party|wedding|dinner|move|visit|launch|release|meeting|concert|reunion|barbecue|bbq|getaway|cruise|camping trip|road trip|honeymoon|surprise party|birthday party|"
+               r"internship|placement|gig|show|exhibition|festival|retreat|workshop|conference|residency|tour|recital|fundraiser|party|date")
+PLAN_KINDS = _PLAN_KINDS
 _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:planning|taking|going\s+on|booking)|(?:have|has)\s+(?:planned|booked)|planned|booked|plan)\s+(?:a|an|our|my|the)\s+(?:\w+\s+)?(?:trip|vacation|holiday|getaway|visit|road trip)\s+to\s+(?P<val>{_PROPER})")
 _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:going|heading|flying|travelling|traveling|off)|will\s+(?:go|fly|travel|be\s+going)|(?:plan|plans|want|hope)\s+to\s+(?:go|fly|travel)|(?:am|are|is)\s+planning\s+to\s+(?:go|fly|travel))\s+to\s+(?P<val>{_PROPER})(?=[^.!?]*\b(?:in|next|this|on|for|over|at|from|trip|vacation|holiday|week|month|summer|winter|spring|fall|autumn)\b)", "place")
 _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:will\s+(?:be\s+)?visit(?:ing)?|(?:am|are|is)\s+visiting|(?:plan|plans|want|hope)\s+to\s+visit|(?:am|are|is)\s+planning\s+to\s+visit)\s+(?P<val>{_PROPER})", "place")
@@ -173,7 +180,7 @@ _OCC = "|".join(sorted(OCCUPATIONS, key=len, reverse=True))
 _rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:now\s+)?(?:living|staying)|live|lives)\s+(?:at|with)\s+[^.!?,;]{{1,30}}?\s+in\s+(?P<val>{_PROPER})")
 _rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:now\s+)?based\s+out\s+of\s+(?P<val>{_PROPER})")
 _rule("lives_in", rf"{_SUBJ}\s+(?:am|are|is)\s+(?:visiting|over|down|up)\s+from\s+(?P<val>{_PROPER})")
-_rule("from", rf"{_SUBJ}{_ADV}\s+(?:moved|came|emigrated|immigrated|relocated)\s+(?:here\s+|over\s+|to\s+{_PROPER}\s+)?from\s+(?P<val>{_PROPER})")
+_rule("from", rf"{_SUBJ}{_ADV}\s+(?:moved|came|emigrated|immigrated|relocated)\s+(?:here\s+|over\s+|to\s+{_PROPER}\s+)?from\s+(?P<val>{_PROPER})(?![\w'’&\.\-])(?!\s+to\b)")
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+no\s+longer\s+(?:at|with|working\s+(?:at|for|with))|(?:have\s+|has\s+)?stopped\s+(?:working|doing\s+(?:any\s+)?work)\s+(?:at|for|with))\s+(?:the\s+)?(?P<val>{_PROPER})", "negated")
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:was|were|got)\s+(?:made\s+redundant|laid\s+off|let\s+go)\s+(?:from|at|by)\s+(?:the\s+)?(?P<val>{_PROPER})", "negated")
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:start|starts|started|(?:am|is|are)\s+starting|will\s+start)\s+(?:work\s+|working\s+)?at\s+the\s+(?P<val>{_PROPER})(?![\w'’&\.\-])(?!\s+(?:course|class|tutorial|program|programme|app|website|site|book|module)\b)")
@@ -185,7 +192,7 @@ _rule("hobby", rf"{_SUBJ}{_ADV}\s+(?:quit|gave\s+up|given\s+up|stopped|dropped)\
 _rule("member_of", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:back\s+|now\s+|still\s+|also\s+)*(?:on|in)\s+(?:the|a|an|our|my)\s+(?P<val>(?:{ACTIVITIES})\s+{_GROUP_NOUN})\b", "common")
 _rule("member_of", rf"{_SUBJ}{_ADV}\s+(?:left|quit|dropped\s+out\s+of)\s+(?:the|my|our)\s+(?P<val>(?:[\w'\-]+\s+){{0,2}}?(?:club|band|choir|orchestra|league|society|circle|gym))\b", "common_negated")
 _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:also\s+|still\s+)?(?:saving|budgeting|saving\s+up)\s+for\s+(?:a|an|our|my|the)\s+(?:\w+\s+)?(?:trip|vacation|holiday|getaway|visit)\s+to\s+(?P<val>{_PROPER})", "place")
-_rule("plan:trip", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:return\s+|outbound\s+|next\s+)?(?:flight|trip|holiday|vacation)\s+to\s+(?P<val>{_PROPER})", "place")
+_rule("plan:trip", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:return\s+|outbound\s+|next\s+)?(?:flight|trip|holiday|vacation)\s+to\s+(?P<val>{_PROPER})(?![\w'’&\.\-])(?!\s+(?:is|was|has\s+been|got|have\s+been)\s+(?:now\s+)?(?:off|cancell?ed|called\s+off|scrapped)\b)", "place")
 _rule("plan:{pkind}", rf"\b(?P<subj>[Tt]he|[Oo]ur|[Mm]y)\s+(?P<pkind>{_PLAN_KINDS})(?:\s+is|'s|\s+has)?\s+(?:been\s+)?(?:moved|changed|switched|relocated)\s+to\s+(?P<val>{_PROPER})", "plan_place")
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:did\s+)?(?:(?:end|ended)\s+up\s+)?(?:switch|switched|switching|move|moved|moving|migrate|migrated|migrating|change|changed|changing|port|ported|porting)\s+(?:(?:the|our|my|everything|it|us)\b(?:\s+[\w\-]+){{0,3}}?\s+)?(?:over\s+)?from\s+(?:the\s+)?{_PROPER}\s+to\s+(?P<val>{_PROPER})", "tool")
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:(?:ended|end)\s+up\s+(?:going|sticking|staying)\s+with|(?:have\s+)?decided\s+to\s+(?:stay|stick|go)\s+with)\s+(?P<val>{_PROPER})", "tool")
@@ -194,7 +201,7 @@ _rule("from", rf"(?<![\w'’])(?P<val>{_PROPER}),?\s+where\s+(?P<subj>I|[Ww]e|[{
 _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:(?:need|have|want|are\s+going|am\s+going|is\s+going)\s+to|still\s+(?:need|have)\s+to)\s+book\s+(?P<val>{_PROPER})(?=[^.!?]*\b(?:in|next|this|for|over|trip|holiday|vacation|flights?)\b)", "place")
 _rule("job_title", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:now\s+)?(?:freelancing|self-employed|freelance)\b(?P<val>)", "freelance")
 # a self-introduction: "Rui Tavares here from Quayside", "hi, this is Sam from Acme", "it's Priya from 14 Elm Row"
-_rule("works_at", rf"(?:^|[.!?,]\s*|\b(?:[Hh]i|[Hh]ello|[Hh]ey)\s+)(?:(?:[Tt]his\s+is|[Ii]t\s+is|[Ii]t's)\s+)?(?P<subj>[{_UP}][a-zß-öø-ÿ]{{2,}}(?:\s+[{_UP}][a-zß-öø-ÿ]{{2,}})?)\s+(?:here\s+)?from\s+(?:the\s+)?(?P<val>\d{{1,4}}\s+{_PROPER}|{_PROPER})", "introduction")
+_rule("works_at", rf"(?:^|[.!?,]\s*|\b(?:[Hh]i|[Hh]ello|[Hh]ey)\s+)(?:(?:[Tt]his\s+is|[Ii]t\s+is|[Ii]t's|I\s+am|[Mm]y\s+name\s+is)\s+)?(?P<subj>[{_UP}][a-zß-öø-ÿ]{{2,}}(?:\s+[{_UP}][a-zß-öø-ÿ]{{2,}})?)\s+(?:here\s+)?from\s+(?:the\s+)?(?P<val>\d{{1,4}}\s+{_PROPER}|{_PROPER})", "introduction")
 # an occupation in apposition: "our new CFO, Daniel Okoro", "my manager, Tom Reyes"
 _rule("job_title", rf"\b(?:[Mm]y|[Oo]ur|[Tt]heir|[Hh]is|[Hh]er)\s+(?:new\s+)?(?P<val>(?i:{_OCC}))\s*,\s*(?P<subj>[{_UP}][a-zß-öø-ÿ]{{2,}}(?:\s+[{_UP}][a-zß-öø-ÿ]{{2,}})?)\b", "occupation")
 # teaching and retiring: "I teach at Ashgrove Primary", "she teaches year 4", "I retired in May"
@@ -250,7 +257,7 @@ _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:switched|changed|swapped)\s+(?P<noun>
 _rule("moving_to", rf"{_SUBJ}{_ADV}\s+(?:got|accepted|landed|took|(?:was|have\s+been|has\s+been)\s+offered)\s+(?:a|the)\s+(?:new\s+)?(?:job|position|role|post)\s+in\s+(?P<val>{_PROPER})(?![\w'’&\.\-])")
 # what a question takes for granted about the one asked: "How was your first week at Northfield High?",
 # "how's the new job at Kessler going?", "is your new flat in Ghent warm?"
-_SCHOOLISH = r"(?=[^.!?]*\b(?:University|College|School|Academy|Institute|High|Primary|Elementary)\b)"
+_SCHOOLISH = r"(?=[^.!?]*\b(?:University|College|School|Academy|Institute|High|Primary|Elementary|Nursery|Kindergarten|Preschool)\b)"
 _PRESUPPOSED = r"\b(?P<subj>[Yy]our|[Tt]he)\s+(?:first\s+(?:week|day|month|term|semester|year)|new\s+(?:job|role|position|post|school|course))\s+at\s+(?:the\s+)?"
 _rule("school", rf"{_PRESUPPOSED}(?P<val>{_SCHOOLISH}{_PROPER})", "presupposed")
 _rule("works_at", rf"{_PRESUPPOSED}(?![^.!?]*\b(?:University|College|School|Academy|Institute|High|Primary|Elementary)\b)(?P<val>{_PROPER})", "presupposed")
@@ -303,3 +310,8 @@ _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:am|are|is|was|became|(?:have|has)\s+beco
 _rule("school", rf"{_SUBJ}{_ADV}\s+(?:got\s+into|(?:got|was|were|(?:have|has)\s+been)\s+accepted\s+(?:to|at|into|by))\s+(?:the\s+)?(?P<val>{_SCHOOLISH}{_PROPER})")
 _rule("uses:car", rf"{_SUBJ}{_ADV}\s+(?:drive|drives|(?:am|are|is)\s+driving)\s+(?:a|an|the|our|my)\s+(?:(?:new|old|used|second-hand)\s+)?(?P<val>{_TOOL})")
 _rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+renting|(?:have|has)\s+been\s+renting|rent)\s+(?:(?:a|an)\s+(?:flat|house|room|place|apartment)\s+)?in\s+(?P<val>{_PROPER})")
+
+# the clause frames of `assertion_lexicon` read the same subjects and names
+PROPER = _PROPER
+SUBJECT = _SUBJ
+TOOL = _TOOL

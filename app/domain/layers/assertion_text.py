@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from app.domain.layers.assertion_rules import RELATION_NOUNS
 from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, STOPWORDS
 
 _UP = "A-ZÀ-ÖØ-Þ"  # capitals, Latin-1 included
@@ -31,14 +32,25 @@ TOOL_KINDS = {
     "notebook": "jupyter colab",
     "optimizer": "adam adamw sgd rmsprop adagrad adafactor",
     "gpu": "a100 h100 h200 v100 t4 l4 a10 a10g l40s rtx",
+    "chat": "slack discord whatsapp telegram mattermost",
+    "notes": "notion evernote obsidian onenote",
+    "design": "figma",
+    "repository": "github gitlab bitbucket",
+    "ci": "jenkins circleci travis buildkite",
     "model": "bert roberta distilbert llama mistral mixtral gemma qwen gpt-4 gpt-4o gpt-3.5 t5 resnet yolo whisper",
 }
 _TOOL_OF = {w: kind for kind, ws in TOOL_KINDS.items() for w in ws.split()}
 
 
+_TOOL_PHRASES = {"github actions": "ci", "gitlab ci": "ci", "github pages": "hosting"}
+
+
 def tool_kind(value: str) -> str | None:
     """The kind of a named tool or product ("Postgres" -> "database"), from its first matching word."""
     low = value.lower()
+    for phrase, kind in _TOOL_PHRASES.items():
+        if low == phrase or low.startswith(phrase + " "):
+            return kind
     for w in [low, *low.split()]:
         if w in _TOOL_OF:
             return _TOOL_OF[w]
@@ -57,10 +69,21 @@ def antecedent(text: str, pos: int) -> str | None:
         w = m.group(1)
         if w.lower() in NOT_NAMES or w.lower() in CALENDAR_WORDS or w.lower() in STOPWORDS:
             continue
-        if PLACE_PREP.search(text[max(0, m.start() - 8):m.start()]) and not text.startswith(("'s", "’s"), m.end()):
-            continue
-        return w
+        # the whole name the word ends ("Joyce Pemberton"), and what comes before it
+        run = _NAME_BEFORE.search(text, 0, m.start())
+        first = run.group(1) if run and run.group(1).lower() not in NOT_NAMES else None
+        start = run.start(1) if first else m.start()
+        if re.search(r"(?i)\bthe\s+$", text[max(0, start - 4):start]) or text[max(0, start - 1):start] in ('"', "“", "'"):
+            continue  # "the Tin Orchard", a title in quotes: a thing, not a person
+        prep = PLACE_PREP.search(text[max(0, start - 8):start])
+        if prep and not text.startswith(("'s", "’s"), m.end()):
+            if not (first and re.search(r"(?i)\b(?:next\s+to|beside|with|by)\s+$", text[max(0, start - 8):start])):
+                continue
+        return f"{first} {w}" if first else w
     return None
+
+
+_NAME_BEFORE = re.compile(rf"(?<![\w'’])([{_UP}][a-zß-öø-ÿ]{{2,}})\s+$")
 
 
 _PLURAL = re.compile(rf"\b(?:(?P<rel>[Mm]y|[Oo]ur)\s+(?P<group>parents|kids|children|grandparents|in-laws|neighbou?rs|"
@@ -110,6 +133,16 @@ CO_SUBJECT = re.compile(rf"\b([{_UP}][a-zß-öø-ÿ]{{2,}})\s+and\s+$")
 # "at Ayo's on Saturday" is a place: a name's "'s" after a preposition stays a possessive
 _NOT_AFTER_PREP = r"(?<![\w'])(?<!\bto\s)(?<!\bat\s)(?<!\bby\s)(?<!\bfrom\s)(?<!\bnear\s)(?<!\bround\s)(?<!\bover\s)(?<!\bin\s)"
 _CONTRACTIONS = [
+    # "Sophie's just started", "he's finally left": "'s" before an adverb and a participle is "has"
+    (re.compile(r"\b([A-Za-zÀ-ÖØ-öø-ÿ]+)'s(?=\s+(?:just|finally|already|recently|never|also|since|now|officially)\s+(?:been|got|gotten|had|done|"
+                r"moved|left|quit|joined|started|finished|become|decided|taken|found|bought|adopted|split|broken|landed|"
+                r"accepted|signed|passed|retired|gone|begun|graduated|switched|changed|married|relocated|resigned)\b)"), r"\1 has"),
+    # "my husband's a firefighter", "her daughter's at Kingsmead now": a relation's "'s" before a state is "is"
+    (re.compile(rf"\b((?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Yy]our|[Tt]heir)\s+(?:(?:older|younger|little|big|eldest|new)\s+)?(?:{RELATION_NOUNS}))'s"
+                r"(?=\s+(?:a|an|at|in|now|still|moving|living|working|studying|married|engaged|single|divorced|retired|"
+                r"pregnant|from|based|with|dating|seeing|also|just|finally|starting|off|back|over|doing|teaching)\b)"), r"\1 is"),
+    (re.compile(rf"\b((?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Yy]our|[Tt]heir)\s+(?:(?:older|younger|little|big|eldest|new)\s+)?(?:{RELATION_NOUNS}))'s"
+                r"(?=\s+(?:been|got|gotten|moved|left|quit|joined|started|finished|become|decided|taken|found)\b)"), r"\1 has"),
     (re.compile(r"\b(I)'m\b"), r"\1 am"),
     (re.compile(r"\b([Ww]e|[Yy]ou|[Tt]hey)'re\b"), r"\1 are"),
     (re.compile(r"\b(I|[Ww]e|[Yy]ou|[Tt]hey)'ve\b"), r"\1 have"),
@@ -124,17 +157,22 @@ _CONTRACTIONS = [
                 r"become|decided|taken|found)\b)"), r"\1 has"),
     (re.compile(rf"{_NOT_AFTER_PREP}([{_UP}][a-zß-öø-ÿ]{{2,}})'s(?=\s+(?:moving|going|living|working|staying|starting|leaving|"
                 r"getting|now|still|married|engaged|pregnant|retired|single|divorced|a|an|from|in|at|with|based|finally|"
-                r"just|also|currently|officially|no\s+longer|not|studying|teaching|dating|seeing)\b(?!-))"), r"\1 is"),
+                r"just|also|currently|officially|no\s+longer|not|studying|teaching|dating|seeing|taking|planning|thinking|hoping|heading|"
+                r"flying|joining|switching|expecting|retiring|relocating|emigrating)\b(?!-))"), r"\1 is"),
 ]
 
 # a second verb of the same first-person subject: "I sold the Corolla and got a Subaru"
 _SHARED_I = re.compile(r"(\b(I|[Ww]e)\s[^.!?;]{0,60}?\s)and\s+(?:now\s+|also\s+|then\s+)?(?=(?:got|bought|moved|started|joined|switched|"
                        r"signed|took|accepted|left|quit|adopted|rented|found|work|live|teach|study|use|became|am|are|"
                        r"play|run|have)\b)")
+# "I'm 29 and still living with my parents": the same subject's "-ing" clause after "and"
+_SHARED_ING = re.compile(r"(\b(I|[Ww]e)\s(?:(?!\b(?:he|she|they|you|it|He|She|They|You|It)\b)[^.!?;,]){0,60}?\s)and\s+((?:still|now|also|currently)\s+)?(?=(?:living|working|studying|staying|"
+                         r"teaching|training|dating|seeing)\b)")
 # a place or an employer written in lower case in chat ("i moved to leeds"): the word after a strong cue,
 # in a message with no capitalised word inside a sentence, is a name
 _CUED_LOWER = re.compile(r"\b((?:moved|moving|relocated|relocating)\s+(?:back\s+)?to|(?:live|lives|living|based|settled)\s+in|"
-                         r"(?:work|works|working)\s+(?:at|for)|(?:am|is|are)\s+from)\s+([a-zß-öø-ÿ][a-zß-öø-ÿ\-]{2,})\b")
+                         r"(?:work|works|working)\s+(?:at|for)|(?:am|is|are)\s+from|(?:start|starts|started|starting)\s+(?:work\s+)?at|"
+                         r"joined|joining|job\s+(?:at|with))\s+([a-zß-öø-ÿ][a-zß-öø-ÿ\-]{2,})\b")
 _CUED_TOOL = re.compile(r"\b((?:use|uses|using|used|to|from|on|with|into|chose|picked|dropped|ditched))\s+([a-z][a-z\-]{2,})\b")
 _ALSO_WORDS = frozenset("""swift rust express spring atom cursor surface render railway arch linear chase ford civic
     pixel galaxy windows oracle java go ruby zed comet model whisper adam""".split())  # tools that are also common words
@@ -148,6 +186,12 @@ _ELIDED_I = re.compile(
 )
 
 
+# a clause whose "I am" is left out: "Moving to Ghent in May!", "... 😬 moving in with Ama in Leeds"
+_ELIDED_ING = re.compile(r"(^|[.!?:;]\s+|[-–—]\s*|[^\w\s,.'’\"()]\s+)((?i:(?:(?:currently|still|now)\s+)?(?:moving|starting|leaving|relocating|heading|joining|switching|"
+                         r"temping|freelancing|interning|living|working|staying)))\b(?!\s+(?:it|that|this|me|you|on|up|is|was|can|could|will|would|should|"
+                         r"has|had|must|might|may|seems|sounds|makes|made|helps|gives|takes|feels|looks|means|sucks|rocks)\b)")
+_ELIDED_BEEN = re.compile(r"(^|[.!?:;]\s+|[-–—]\s*)(?:Been|been|Just\s+been)\b(?=\s+(?:living|working|based|studying|teaching|"
+                          r"dating|seeing|married|single|engaged|with|at|in|on)\b)")
 _LOWER_I = re.compile(r"(?<![\w'])i(?=\s|'m\b|'ve\b|'ll\b|'d\b)")
 
 
@@ -155,6 +199,8 @@ def expand(text: str) -> str:
     text = text.replace("’", "'")
     text = _LOWER_I.sub("I", text)  # chat register: "i moved", "i'm"
     text = _ELIDED_I.sub(lambda m: f"{m.group(1)}I {(m.group(2) or '').lower()}{m.group(3).lower()}", text)
+    text = _ELIDED_BEEN.sub(lambda m: f"{m.group(1)}I have been", text)
+    text = _ELIDED_ING.sub(lambda m: f"{m.group(1)}I am {m.group(2).lower()}", text)
     for rx, rep in _CONTRACTIONS:
         text = rx.sub(rep, text)
     text = _CUED_TOOL.sub(lambda m: f"{m.group(1)} {m.group(2).capitalize()}" if m.group(2) in _TOOL_OF
@@ -162,6 +208,7 @@ def expand(text: str) -> str:
     if not _MID_CAPITAL.search(text):
         text = _CUED_LOWER.sub(lambda m: m.group(0) if m.group(2) in _NOT_LOWER_NAMES or m.group(2) in STOPWORDS
                                or m.group(2) in NOT_NAMES else f"{m.group(1)} {m.group(2).capitalize()}", text)
+    text = _SHARED_ING.sub(lambda m: f"{m.group(1)}and {m.group(2)} {'am' if m.group(2) == 'I' else 'are'} {m.group(3) or ''}", text)
     return _SHARED_I.sub(lambda m: f"{m.group(1)}and then {m.group(2)} ", text)
 
 
@@ -202,6 +249,7 @@ def clean_value(raw: str, kind: str) -> str | None:
     if kind in ("proper", "negated"):
         # stop a proper name where the capitalised run ends; drop a trailing possessive
         v = re.sub(r"(\w{3,})\.\s.*$", r"\1", v)  # a name ends at its sentence's end ("Japan. That"), not at "St."
+        v = re.sub(r"(\w['’]s)\.\s.*$", r"\1", v)  # "St. Brigid's. I start": the sentence ends after the possessive
         v = re.sub(r"['’]s$", "", v).rstrip(".")
         if not v or v.lower() in NOT_NAMES or v.lower() in CALENDAR_WORDS or v.lower() in STOPWORDS:
             return None

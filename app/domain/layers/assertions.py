@@ -18,6 +18,7 @@ from typing import Iterable, Sequence
 
 from app.domain.layers.assertion_rules import (  # noqa: F401  (re-exported: callers read the vocabulary here)
     MULTI_VALUED_PREFIXES,
+    PROPER,
     OCCUPATIONS,
     ACTIVITIES,
     HABIT,
@@ -33,6 +34,8 @@ from app.domain.layers.assertion_dates import SENTENCE_END, stated_day
 from app.domain.layers.assertion_derived import (address, framed_occupation, implied_and_known, kind_near,
                                                  relation_antecedent, settle_found)
 from app.domain.layers.assertion_entities import EntityNames
+from app.domain.layers.assertion_lexicon import LEXICON_RULES
+from app.domain.layers.assertion_values import LEXICON_KINDS, lexicon_value, title
 from app.domain.layers.assertion_text import (CO_SUBJECT, PLACE_PREP, PRONOUNS, antecedent, clean_value, expand,
                                               in_question, negative_answer, plural_antecedent, tool_kind, vocative)
 from app.domain.layers.events import LayerEvent
@@ -42,14 +45,18 @@ from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, NUMBER_WORDS, STOP
 from app.domain.layers.assertion_model import LAYER_VERSION, Assertion  # noqa: F401  (re-exported)
 
 
+ALL_RULES = [*RULES, *LEXICON_RULES]  # the rule table's specific forms first, then the lexicon's clause frames
 _PLAN_KIND = {"vacation": "trip", "holiday": "trip", "getaway": "trip", "road trip": "trip", "camping trip": "trip",
               "visit": "trip", "cruise": "trip", "honeymoon": "trip", "bbq": "barbecue",
-              "birthday party": "party", "surprise party": "party"}
+              "birthday party": "party", "surprise party": "party", "dinner party": "party", "garden party": "party",
+              "house party": "party", "leaving party": "party", "engagement party": "party", "housewarming party": "party",
+              "housewarming": "party"}
 _CONDITION = re.compile(r"(?i)\b(?:if|when|whenever|unless|whether|once|in case)\s+$")
 _UNNAMED = {"plan": "planned", "works_at": "job", "moving_to": "move"}  # the value of a retraction that names nothing
 _NOUN_PHRASE = re.compile(r"(?i)(?:my|our|his|her|their)\s+[\w\- ]+")
 _IMPLIED_STATUS = {"husba": "married", "wife": "married", "fianc": "engaged"}
 _NOT_PLACES = frozenset("bed work school church class practice lunch dinner breakfast sleep town".split())
+_GONE = re.compile(r"[^.!?]{0,40}?\b(?:died|passed\s+away|was\s+put\s+(?:down|to\s+sleep)|had\s+to\s+be\s+put\s+down|is\s+gone)\b")
 _NEG_VERBS = ("hate", "dislike", "cannot stand", "do not like", "no longer like", "do not enjoy")
 def _is_speaker(name: str, speaker: str) -> bool:
     """Whether `name` is the speaker's name or its first word ("Rui Tavares" said by "Rui")."""
@@ -86,20 +93,20 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
     addressee = event.recipient or addressee
     text = expand(event.content)
     found: list[tuple[int, str, str, str, str, bool, int]] = []
-    spans: list[tuple[int, int, str, str]] = []
+    spans: list[tuple[int, int, str, str, bool]] = []  # (start, stop, attribute family, entity, negated)
     undated: set[tuple[int, str]] = set()
-    for attribute, rx, kind in RULES:
+    for attribute, rx, kind in ALL_RULES:
         for m in rx.finditer(text):
             groups = m.groupdict()
             target, extra = attribute, []
-            subj = groups.get("subj") or "I"
+            subj = groups.get("subj") or groups.get("subj2") or "I"
             if kind in ("plan_cancel", "place_negated", "plan_place", "tool_noun") and subj.lower() == "the":  # "the trip is off": the speaker's plan
                 subj = "I"
             if kind == "presupposed":  # taken for granted even when asked: "your new job at X" is the addressee's
                 subj = "you" if subj.lower() in ("your", "the") else subj
             elif in_question(text, m.start(), m.end()):
                 continue
-            if subj.lower() in ("he", "she") or re.match(r"(?i)h(?:is|er)\s", subj):  # "her sister": whose, as "she"
+            if kind != "pet_pronoun" and (subj.lower() in ("he", "she", "his", "her") or re.match(r"(?i)h(?:is|er)\s", subj)):  # "her sister": whose, as "she"
                 entity = (antecedent(text, m.start())
                           or (relation_antecedent(text, m.start(), subj, event.speaker or "speaker") if " " not in subj else None)
                           or (antecedent(context, len(context)) if context else None))
@@ -136,7 +143,7 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                 value = clean_value(raw, "common")
                 if value and value.lower() in PRONOUNS | {"same", "other", "new", "whole"}:
                     value = None
-                if value and re.match(rf"(?:{ACTIVITIES})\b", value.lower()):
+                if value and re.search(rf"\b(?:{ACTIVITIES})\b", value.lower()):
                     continue  # "the football team" is a membership, not where one works
             elif kind == "introduction":  # "this is X from <address>" is where X lives; else whom X works for
                 value = clean_value(raw, "proper") if not raw[:1].isdigit() else raw.strip()
@@ -183,16 +190,24 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                 negated = kind == "plan_cancel"
                 pk = (groups.get("pkind") or "").lower()
                 groups = {**groups, "pkind": _PLAN_KIND.get(pk, pk)}
-                value = "planned"
+                where = re.match(rf"\s+(?:to|in)\s+({PROPER})", text[m.end():]) if negated else None
+                value = clean_value(where.group(1), "proper") or "planned" if where else "planned"  # "cancelled the trip to Bruges"
             elif kind == "number":
                 n = int(raw) if raw.isdigit() else NUMBER_WORDS.get(raw.lower())
                 value = str(n) if n is not None else None
+            elif kind == "status_noun":  # "I'm a widow"
+                value = {"widow": "widowed", "widower": "widowed", "divorcee": "divorced"}[raw.lower()]
             elif kind == "status":  # "we're getting married" is a wedding to come: engaged
                 value = "engaged" if raw.lower() == "married" and re.search(r"(?i)getting\s+married", m.group(0)) else raw.lower()
                 if value != raw.lower():
                     undated.add((m.start(), "relationship_status"))  # the wedding day is not when it starts
             elif kind == "occupation_framed":
                 value = framed_occupation(raw)
+            elif kind in LEXICON_KINDS:  # the lexicon frames' value kinds (assertion_lexicon.lexicon_value)
+                read = lexicon_value(kind, raw, groups, attribute)
+                if read is None:
+                    continue
+                target, value, what, negated = read[0], read[1], read[2] or what, read[3]
             elif kind == "habit":
                 value = HABIT.get(raw.lower())
             elif kind == "address":
@@ -208,23 +223,29 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                 while words_ and words_[-1] not in OCCUPATIONS and not lead:
                     words_.pop()
                 words_ = lead.group(1).split() if lead else words_
-                value = " ".join(words_) if words_ else None
+                value = " ".join(words_) if words_ else title(cleaned or "")  # "an emergency call handler"
+                if value and re.search(rf"(?i)\b{re.escape(value)}\s+(?:to|for)\s+(?:me|us|him|her|them|you|everyone|many)\b", text):
+                    continue  # "she's been a great mentor to me": what someone is to the speaker, not a job
             elif kind in ("opinion", "opinion_neg", "opinion_pos"):
                 value = clean_value(re.sub(r"^to\s+", "", raw), "phrase")
                 if value is None:
                     continue
                 verb = (groups.get("verb") or "").lower()
                 attr = f"opinion:{value.lower()}"
-                if any(s0 <= m.start() < e0 and a0 == attr for s0, e0, a0, _ in spans):
+                if any(s0 <= m.start() < e0 and a0 == attr for s0, e0, a0, _, _ in spans):
                     continue
                 liking = "dislikes" if verb in _NEG_VERBS or kind == "opinion_neg" else "likes"
                 found.append((m.start(), entity, attr, liking, m.group(0), False, m.end()))
-                spans.append((m.start(), m.end(), attr, entity))
+                spans.append((m.start(), m.end(), attr, entity, False))
                 continue
             else:
                 value = clean_value(raw, "proper" if kind in ("stay", "employer", "invited", "presupposed") else kind)
                 if value and (attribute in ("moving_to", "lives_in") or kind == "employer") and tool_kind(value):
                     continue  # "we're moving to Fly.io" is a migration (uses:hosting)
+                if value and attribute == "member_of" and re.search(r"(?i)\bteam$", value):
+                    if not re.search(rf"(?i)\b(?:{ACTIVITIES})\b", value):
+                        continue  # "joined the data team" is where one works (works_in), a sports team a membership
+                    value = re.sub(r"(?i)^(?:company|office|work|works|local|village|church|uni|university|school|club)\s+", "", value)
             if not value:
                 continue
             attr = target.format(pet=(groups.get("pet") or "").lower(), what=what, val=value.lower(),
@@ -232,15 +253,18 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
             # one attribute per span and entity: the first (most specific) rule wins; tools of different
             # kinds ("our React app deploys to Heroku") are different attributes
             base = attr if attr.startswith(("uses:", "plan:")) else attr.split(":")[0]
-            if any(s <= m.start() < e and b == base and en == entity for s, e, b, en in spans):
-                continue
+            # (an ending and a new value in one clause are two claims: "left Fenwick to join Quarry Labs")
+            if any(s <= m.start() < e and b == base and en == entity and ng == negated for s, e, b, en, ng in spans) and not (
+                    attr.startswith(MULTI_VALUED_PREFIXES) and not any(f[1] == entity and f[2] == attr and norm_name(f[3]) == norm_name(value)
+                                                                       for f in found) and kind == "proper"):
+                continue  # (a second name of a multi-valued attribute in one span is its own claim: "Salt and Pepper")
             # the same claim twice in one event ("we've been dating ... my boyfriend") is one claim
             if any(f[1] == entity and f[2] == attr and norm_name(f[3]) == norm_name(value) and f[5] == negated
                    for f in found):
                 continue
             cut = SENTENCE_END.search(text, m.start(), m.end())  # "from Quayside. We ...": the claim ends there
             stop = cut.start() if cut else m.end()
-            spans.append((m.start(), stop, base, entity))
+            spans.append((m.start(), stop, base, entity, negated))
             found.append((m.start(), entity, attr, value, m.group(0), negated, stop))
             found += [(m.start(), other, attr, value, m.group(0), negated, stop) for other in extra]
             if kind == "invited":  # "come stay with me in Leeds next weekend": the date is the visit's
@@ -249,7 +273,8 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                 found.append((m.start(), entity, "moving_to", "move", m.group(0), True, stop))
             before = text[max(0, m.start() - 30):m.start()]
             co = CO_SUBJECT.search(before) if subj == "I" or (subj[:1].isupper() and entity == subj) else None
-            if co and co.group(1).lower() not in NOT_NAMES and not PLACE_PREP.search(before[:co.start()]):
+            if (co and co.group(1).lower() not in NOT_NAMES and not PLACE_PREP.search(before[:co.start()])
+                    and not re.search(r"[A-Z][\w'’&\.\-]*\s+$", before[:co.start()])):  # "Harbourline Insurance and I": a name's last word
                 # "Priyanka and I are moving to Denver"; not "I live in Boston and I work at ..."
                 found.append((m.start(), co.group(1), attr, value, m.group(0), negated, m.end()))
             elif addressee and entity != addressee and re.search(r"(?i)\byou\s+and\s+$", text[max(0, m.start() - 9):m.start()]):
@@ -261,6 +286,8 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
         found = [f for f in found if not (f[2] == "relationship_status" and f[3] != "single" and f[1] == event.speaker
                                           and re.match(r"(?i)my\b", f[4]))]
     found = settle_found(found, event.speaker or "speaker")
+    # "our old dog Rufus died last year": a pet that is gone is no pet one has
+    found = [f for f in found if not (f[2].startswith(("has_pet", "pet_name:")) and _GONE.match(text, f[6]))]
     found.sort(key=lambda f: f[0])
     out = []
     mentions = None
@@ -313,15 +340,19 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
     orgs: dict[tuple[str, str], str] = {}  # (conversation, speaker key) -> the organisation "we" stands for
     places: dict[str, str] = {}  # conversation -> the place its previous turn named last
     speakers: dict[str, set[str]] = {}  # conversation -> its speakers' name keys
+    shown: dict[str, dict[str, str]] = {}  # conversation -> speaker key -> the name as first written
     for e in events:
         speakers.setdefault(e.conversation_id, set()).add(norm_name(e.speaker))
+        shown.setdefault(e.conversation_id, {}).setdefault(norm_name(e.speaker), e.speaker)
     for e in events:
         asker, context = previous.get(e.conversation_id, ("", ""))
         # whom "you" means: the name the turn opens with ("Sam, ..."), else the one who spoke before
         called = vocative(e.content)
         if called and norm_name(called) not in speakers[e.conversation_id]:
             called = None  # "Done, you're all set": not a name of anyone here
-        addressee = called or (asker if asker and asker != e.speaker else None)
+        # with two speakers only, "you" is the other one, even in the first turn ("How was your first week at X?")
+        pair = [n for k, n in shown[e.conversation_id].items() if k != norm_name(e.speaker)]
+        addressee = called or (asker if asker and asker != e.speaker else None) or (pair[0] if len(pair) == 1 else None)
         previous[e.conversation_id] = (e.speaker, e.content)
         known = names.setdefault(e.conversation_id, EntityNames())
         known.read(e.content, e.speaker, e.recipient)
@@ -340,7 +371,8 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
         if context and asker != e.speaker and negative_answer(context, e.content):
             found += answered_no(e, context, found, said.get((e.conversation_id, norm_name(e.speaker)), []))
         # a change or an ending of what the speaker said before ("from chemistry to physics", "I cancelled X")
-        found += anchored_claims(e, found, said.get((e.conversation_id, norm_name(e.speaker)), []))
+        found += anchored_claims(e, found, said.get((e.conversation_id, norm_name(e.speaker)), []),
+                                 lambda name, c=e.conversation_id: said.get((c, norm_name(name)), []))
         for a in found:
             if implied_and_known(a.entity_key, a.attribute, a.value, a.surface, said.get((e.conversation_id, a.entity_key), [])):
                 continue  # "my partner" after "we're engaged" restates nothing new
