@@ -184,12 +184,14 @@ def _assemble(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
                         notice=recipe.notice)
     ctx_ranked = [_ctx_item(r.event, sig, known) for r in ranked]
     ctx_near = {pk: [_ctx_item(e, sig, known) for e in evs] for pk, evs in near.items()}
-    ctx = assemble(ctx_ranked, q.token_budget, embedder.count_tokens, neighbours=ctx_near, plan=plan)
+    at_least = getattr(embedder, "token_floor", None)  # a cheap lower bound of count_tokens, when it has one
+    ctx = assemble(ctx_ranked, q.token_budget, embedder.count_tokens, neighbours=ctx_near, plan=plan,
+                   at_least=at_least)
     if recipe.summaries and ctx.missing_direct and q.scope.where is None:  # a summary may quote filtered-out turns
         summaries = _summaries(conn, q.scope.tenant_id, ctx.missing_direct, sig)
         if summaries:
             ctx = assemble(ctx_ranked, q.token_budget, embedder.count_tokens, neighbours=ctx_near, plan=plan,
-                           summaries=summaries)
+                           summaries=summaries, at_least=at_least)
     items = ranked[: q.top_k]
     for it in items:
         it.in_context = it.event.id in ctx.included

@@ -82,6 +82,35 @@ def text_stems(texts: Iterable[str]) -> set[str]:
     return {stem(w) for t in texts for w in words(t or "") if len(w) >= 3}
 
 
+def _folded(text: str) -> str:
+    """Lower case as `stem` makes it, with the one context-dependent lower case letter (final sigma)
+    made plain, so a word lower-cased alone reads the same as inside its text."""
+    return text.lower().replace("’", "'").replace("ς", "σ")
+
+
+def stems_found(stems: Iterable[str], texts: Iterable[str]) -> set[str]:
+    """Those of `stems` some word of `texts` stems to: `{s for s in stems if s in text_stems(texts)}`
+    without stemming every word of every text (a long conversation's candidates are ~1 M characters).
+    A stem is a prefix of its lower-cased word, but for "ies" -> "y", where the stem without its "y"
+    is; so a text can only hold a stem's word when the folded text contains that prefix, and only
+    such texts are stemmed, until every stem is found."""
+    wanted = {s: (s[:-1] if s.endswith("y") else s).replace("ς", "σ") for s in stems}
+    texts = [t for t in texts if t]
+    if not wanted or not texts:
+        return set()
+    folded = [_folded(t) for t in texts]
+    whole = "\n".join(folded)
+    wanted = {s: h for s, h in wanted.items() if h in whole}
+    found: set[str] = set()
+    for text, low in zip(texts, folded):
+        maybe = {s for s, h in wanted.items() if s not in found and h in low}
+        if maybe:
+            found |= maybe & text_stems([text])
+            if len(found) == len(wanted):
+                break
+    return found
+
+
 @dataclass(frozen=True)
 class AbstainFeatures:
     """What the decision reads; every value is shown in the response's `relevance`."""
@@ -105,8 +134,8 @@ def abstain_features(query: str, signals: Mapping[str, Sequence[tuple[int, float
     by pk (what the query hydrated); `ranked_ids`/`ranked_scores`: the final order, best first."""
     terms = question_terms(query)
     names = question_names(query)
-    pool = text_stems(texts.values())
-    top = text_stems(texts.get(pk, "") for pk in ranked_ids[:TOP_N])
+    pool = stems_found(terms + names, texts.values())
+    top = stems_found(terms, [texts.get(pk, "") for pk in ranked_ids[:TOP_N]])
     dense = max((s for _, s in signals.get("dense") or ()), default=0.0)
     lexical = max((s for _, s in signals.get("lexical") or ()), default=0.0)
     n = len(terms)
