@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -148,6 +149,51 @@ def ask_all(data_dir: Path, var_dir: Path, profile: Path | None = None) -> dict[
     return {"setup": setup, "answers": answers}
 
 
+def http_pass(data_dir: Path, var_dir: Path) -> dict[str, Any]:
+    """The same questions through the HTTP API of the service started as `palimpsest run` starts it
+    (no beat), timed at the client: what a caller waits."""
+    import httpx
+
+    from app.embedded import ServiceStack
+    from app.storage import tenants
+    from app.storage.db import make_engine
+    from bench.harness import DEFAULT_API_KEY
+
+    stack = ServiceStack(var_dir=var_dir, beat=False, log_dir=var_dir / "logs",
+                         extra_env={"PALIMPSEST_LLM_BASE_URL": "", "PALIMPSEST_LOG_LEVEL": "WARNING"})
+    _, questions = conversations(data_dir)
+    answers = []
+    try:
+        stack.start()
+        # The API queues each answer's heat bump (what it times); with no worker to apply them, the
+        # seeded rows, which the ranker reads, stay as the in-process passes saw them.
+        stack.kill("worker", signal.SIGTERM)
+        engine = make_engine(stack.database_url)
+        with engine.begin() as conn:
+            tenants.ensure_bootstrap_key(conn, TENANT, DEFAULT_API_KEY)
+        engine.dispose()
+        with httpx.Client(base_url=stack.base_url, timeout=120,
+                          headers={"Authorization": f"Bearer {DEFAULT_API_KEY}"}) as client:
+            def ask(conv: str, text: str) -> tuple[float, dict[str, Any]]:
+                started = time.perf_counter()
+                r = client.post("/v1/query", json={"query": text, "conversation_id": conv, "top_k": TOP_K,
+                                                   "token_budget": BUDGET})
+                r.raise_for_status()
+                return (time.perf_counter() - started) * 1000.0, r.json()
+
+            for conv in dict.fromkeys(c for c, _, _ in questions):
+                for _, _, text in [q for q in questions if q[0] == conv][:2]:
+                    ask(conv, text)
+            for c, qid, text in questions:
+                ms, body = ask(c, text)
+                answers.append({"conversation": c, "qid": qid, "ranked": [[it["event_id"], 0.0] for it in body["items"]],
+                                "context": body["context"], "abstain": bool(body.get("abstain")),
+                                "timings": dict(body.get("timings_ms") or {}) | {"total": round(ms, 3)}})
+    finally:
+        stack.stop()
+    return {"answers": answers}
+
+
 # ---------------------------------------------------------------- A/B and the report
 
 
@@ -201,6 +247,7 @@ def ab(args: argparse.Namespace) -> int:
     tmp = args.var_dir / "ab"
     tmp.mkdir(exist_ok=True)
     started_pg = not embedded.postgres_running(args.var_dir)
+    started_redis = not embedded.redis_running(args.var_dir)
     embedded.ensure_postgres(args.var_dir)
     runs: dict[str, list[dict[str, Any]]] = {"base": [], "new": []}
     try:
@@ -209,7 +256,10 @@ def ab(args: argparse.Namespace) -> int:
                     (("new", ROOT), ("base", args.base)):
                 runs[name].append(_spawn_ask(checkout.resolve(), args, tmp / f"{name}-{r}.json"))
                 print(f"round {r + 1}: {name} done", file=sys.stderr)
+        http = http_pass(args.data_dir, args.var_dir) if args.http else None
     finally:
+        if started_redis and embedded.redis_running(args.var_dir):
+            embedded.stop_redis(args.var_dir)
         if started_pg:
             embedded.stop_postgres(args.var_dir)
     diffs = differences(runs["base"][0]["answers"], runs["new"][0]["answers"])
@@ -218,6 +268,9 @@ def ab(args: argparse.Namespace) -> int:
     result = {"base": _commit(args.base), "new": _commit(ROOT), "rounds": args.rounds, "budget": BUDGET,
               "top_k": TOP_K, "seed": seed_info, "setup": runs["new"][0]["setup"], "differences": diffs,
               "summary": {c: {name: summarise(runs[name], c) for name in runs} for c in convs},
+              "http": {c: summarise([http], c) for c in convs} if http else None,
+              "http_same_context": None if not http else sum(
+                  a["context"] == b["context"] for a, b in zip(http["answers"], runs["new"][0]["answers"])),
               "load_avg": os.getloadavg(), "runs": runs}
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out = args.out_dir / f"latency-{args.tag}-{stamp}"
@@ -257,6 +310,17 @@ def report(result: dict[str, Any]) -> str:
             lines.append(f"| {s} p50 / mean | {bs['p50']:.1f} / {bs['mean']:.1f} | {ns['p50']:.1f} / "
                          f"{ns['mean']:.1f} | {ratio} |")
         lines.append("")
+    if result.get("http"):
+        lines += ["## Through the HTTP API (new code only)", "",
+                  "The same questions to `POST /v1/query` of the service as `palimpsest run` starts it (API and one "
+                  "worker; heat bumps queued to the worker), timed at the client (httpx on the same machine); "
+                  f"{result['http_same_context']} of the contexts are the in-process pass's, character for character.", "",
+                  "| conversation | p50 ms | p95 ms | mean ms | stages p50 (service's timings_ms) |",
+                  "| --- | ---: | ---: | ---: | --- |"]
+        for conv, h in result["http"].items():
+            st = ", ".join(f"{k} {v['p50']:.1f}" for k, v in h["stages"].items())
+            lines.append(f"| {conv} | {h['p50']:.1f} | {h['p95']:.1f} | {h['mean']:.1f} | {st} |")
+        lines.append("")
     for d in result["differences"][:50]:
         lines.append(f"- {d}")
     return "\n".join(lines) + "\n"
@@ -273,6 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tag", default="ab")
     p.add_argument("--out-dir", type=Path, default=ROOT / "bench" / "results")
     p.add_argument("--profile", type=Path, help="pin: folder for the pyinstrument profiles")
+    p.add_argument("--http", action="store_true", help="ab: then one pass of the new code through the HTTP API")
     a = p.parse_args(argv)
     a.var_dir = a.var_dir.resolve()
     if a.mode == "seed":

@@ -154,6 +154,7 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
         clock.lap("rerank")
 
     out = _assemble(conn, q, recipe, embedder, ranked, sig)
+    clock.lap("assemble")
     out.recipe = recipe.describe() | {"rerank": bool(recipe.rerank and reranker is not None), "learned": learned}
     out.intent = intent.to_dict() | {"reference_time": anchor.isoformat() if anchor else None} \
         if intent is not None else None
@@ -165,7 +166,7 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
     out.relevance, out.abstain = should_abstain(
         q.query, signals, {pk: f"{ev.speaker}: {ev.content}" for pk, ev in rows.items()}, ranked, ce_best,
         recipe, abstainer)
-    clock.lap("assemble")
+    clock.lap("abstain")
     out.timings = clock.ms
     return out
 
