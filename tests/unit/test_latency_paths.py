@@ -105,3 +105,15 @@ def test_lines_the_floor_rules_out_are_never_rendered_and_counted():
     exact = wordpiece_floor(render_line(short))  # a line that fills the room to the token still fits
     assert assemble([short], exact, wordpiece_floor, plan=AssemblyPlan(notice=False),
                     at_least=wordpiece_floor).included == frozenset({1})
+
+
+def test_a_changed_turn_is_counted_again_not_remembered_by_its_id():
+    def count(text: str) -> int:
+        return len(text.split())
+
+    short = ContextItem(9, "Ana", "fine", datetime(2023, 5, 1))
+    longer = ContextItem(9, "Ana", "fine " * 40, datetime(2023, 5, 1))  # the same event, corrected
+    plan = AssemblyPlan(notice=False)
+    assert assemble([short], 10, count, plan=plan, at_least=wordpiece_floor).included == frozenset({9})
+    assert assemble([longer], 10, count, plan=plan, at_least=wordpiece_floor).included == frozenset()
+    assert assemble([longer], 10, count, plan=plan).included == frozenset()

@@ -111,8 +111,9 @@ def render_line(item: ContextItem, dates: bool = True) -> str:
 
 # Token counts (and lower bounds) of rendered lines, per counting function and item, kept across
 # queries: every question about a conversation weighs mostly the same turns, in both of assemble's
-# passes, and rendering a line (its dates resolved) costs more than counting it. Emptied when full.
-LINE_CACHE = 8192
+# passes, and rendering a line (its dates resolved) costs more than counting it. Emptied when full;
+# each entry holds its item (a BEAM-size turn is ~2 KB: ~10 MB for a full cache of those).
+LINE_CACHE = 4096
 _COUNTS: dict[tuple[Callable[[str], int], ContextItem], int] = {}
 _FLOORS: dict[tuple[Callable[[str], int], ContextItem], int] = {}
 
