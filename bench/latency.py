@@ -271,7 +271,8 @@ def ab(args: argparse.Namespace) -> int:
               "http": {c: summarise([http], c) for c in convs} if http else None,
               "http_same_context": None if not http else sum(
                   a["context"] == b["context"] for a, b in zip(http["answers"], runs["new"][0]["answers"])),
-              "load_avg": os.getloadavg(), "runs": runs}
+              "load_avg": os.getloadavg(), "runs": {name: slim(passes) for name, passes in runs.items()},
+              "http_pass": slim([http])[0] if http else None}
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out = args.out_dir / f"latency-{args.tag}-{stamp}"
     out.with_suffix(".json").write_text(json.dumps(result, indent=0))
@@ -279,6 +280,16 @@ def ab(args: argparse.Namespace) -> int:
     out.with_suffix(".md").write_text(md)
     print(md)
     return 1 if diffs else 0
+
+
+def slim(passes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A pass as the results keep it: per question its timings, ranked ids and a hash of its context."""
+    import hashlib
+
+    return [{"setup": p.get("setup"), "answers": [
+        {"conversation": a["conversation"], "qid": a["qid"], "timings": a["timings"], "abstain": a["abstain"],
+         "ranked": [r[0] for r in a["ranked"]], "context_sha1": hashlib.sha1(a["context"].encode()).hexdigest()}
+        for a in p["answers"]]} for p in passes]
 
 
 def _commit(checkout: Path) -> str:
@@ -304,6 +315,11 @@ def report(result: dict[str, Any]) -> str:
                   "| | base ms | new ms | new / base |", "| --- | ---: | ---: | ---: |"]
         for k in ("p50", "p95", "mean"):
             lines.append(f"| total {k} | {b[k]:.1f} | {n[k]:.1f} | {n[k] / b[k]:.2f} |")
+        both = {k: {m: by[k]["stages"].get("assemble", {}).get(m, 0.0) + by[k]["stages"].get("abstain", {}).get(m, 0.0)
+                    for m in ("p50", "mean")} for k in ("base", "new")}
+        lines.append("| assemble + abstain, mean (the base times both as assemble) | "
+                     f"{both['base']['mean']:.1f} | {both['new']['mean']:.1f} | "
+                     f"{both['new']['mean'] / both['base']['mean']:.2f} |")
         for s in sorted(set(b["stages"]) | set(n["stages"])):
             bs, ns = b["stages"].get(s, {"p50": 0.0, "mean": 0.0}), n["stages"].get(s, {"p50": 0.0, "mean": 0.0})
             ratio = f"{ns['mean'] / bs['mean']:.2f}" if bs["mean"] else "–"
@@ -312,8 +328,9 @@ def report(result: dict[str, Any]) -> str:
         lines.append("")
     if result.get("http"):
         lines += ["## Through the HTTP API (new code only)", "",
-                  "The same questions to `POST /v1/query` of the service as `palimpsest run` starts it (API and one "
-                  "worker; heat bumps queued to the worker), timed at the client (httpx on the same machine); "
+                  "The same questions to `POST /v1/query` of the service as `palimpsest run` starts it (the API "
+                  "queues each answer's heat bump; the worker is stopped so the rows stay as the in-process passes "
+                  "read them), timed at the client (httpx, same machine); "
                   f"{result['http_same_context']} of the contexts are the in-process pass's, character for character.", "",
                   "| conversation | p50 ms | p95 ms | mean ms | stages p50 (service's timings_ms) |",
                   "| --- | ---: | ---: | ---: | --- |"]
@@ -328,10 +345,10 @@ def report(result: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("mode", choices=("seed", "ask", "ab", "pin"))
+    p.add_argument("mode", choices=("seed", "ask", "ab", "pin", "report"))
     p.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data")
     p.add_argument("--var-dir", type=Path, default=ROOT / "var" / "latency")
-    p.add_argument("--out", type=Path, help="ask: where the pass's JSON goes")
+    p.add_argument("--out", type=Path, help="ask: where the pass's JSON goes; report: the ab JSON to render")
     p.add_argument("--base", type=Path, help="ab: the checkout compared against")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--tag", default="ab")
@@ -344,6 +361,10 @@ def main(argv: list[str] | None = None) -> int:
         seed(a.data_dir, a.var_dir)
     elif a.mode == "ask":
         a.out.write_text(json.dumps(ask_all(a.data_dir, a.var_dir)))
+    elif a.mode == "report":
+        md = report(json.loads(a.out.read_text()))
+        a.out.with_suffix(".md").write_text(md)
+        print(md)
     elif a.mode == "pin":
         result = ask_all(a.data_dir, a.var_dir, profile=a.profile)
         for conv in dict.fromkeys(x["conversation"] for x in result["answers"]):
