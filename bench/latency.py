@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import signal
 import statistics
@@ -216,7 +217,7 @@ def differences(a: list[dict[str, Any]], b: list[dict[str, Any]], tol: float = 1
 def percentile(values: list[float], p: float) -> float:
     """Nearest-rank percentile (p in 0..100) of a non-empty list."""
     s = sorted(values)
-    return s[max(0, min(len(s) - 1, int(round(p / 100.0 * len(s) + 0.5)) - 1))]
+    return s[max(0, min(len(s) - 1, math.ceil(p / 100.0 * len(s)) - 1))]
 
 
 def summarise(passes: list[dict[str, Any]], conversation: str) -> dict[str, Any]:
