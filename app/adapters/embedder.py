@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -161,6 +162,22 @@ class Embedder:
                 counts.clear()
             n = counts[text] = len(self._tokenizer.encode(text, add_special_tokens=False).ids)
         return n
+
+    @property
+    def token_floor(self) -> Callable[[str], int] | None:
+        """A lower bound of `count_tokens` read off the text without tokenizing
+        (`app.domain.retrieval.tokens.wordpiece_floor`), when this tokenizer is one it holds for
+        (BERT's normaliser and pre-tokenizer, WordPiece); None otherwise."""
+        from tokenizers.models import WordPiece
+        from tokenizers.normalizers import BertNormalizer
+        from tokenizers.pre_tokenizers import BertPreTokenizer
+
+        from app.domain.retrieval.tokens import wordpiece_floor
+
+        tok = self._tokenizer
+        bert = isinstance(tok.normalizer, BertNormalizer) and isinstance(tok.pre_tokenizer, BertPreTokenizer) \
+            and isinstance(tok.model, WordPiece)
+        return wordpiece_floor if bert else None
 
     def count_tokens_batch(self, texts: list[str]) -> list[int]:
         encs = self._tokenizer.encode_batch(texts, add_special_tokens=False)

@@ -154,6 +154,7 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
         clock.lap("rerank")
 
     out = _assemble(conn, q, recipe, embedder, ranked, sig)
+    clock.lap("assemble")
     out.recipe = recipe.describe() | {"rerank": bool(recipe.rerank and reranker is not None), "learned": learned}
     out.intent = intent.to_dict() | {"reference_time": anchor.isoformat() if anchor else None} \
         if intent is not None else None
@@ -165,7 +166,7 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
     out.relevance, out.abstain = should_abstain(
         q.query, signals, {pk: f"{ev.speaker}: {ev.content}" for pk, ev in rows.items()}, ranked, ce_best,
         recipe, abstainer)
-    clock.lap("assemble")
+    clock.lap("abstain")
     out.timings = clock.ms
     return out
 
@@ -184,12 +185,14 @@ def _assemble(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
                         notice=recipe.notice)
     ctx_ranked = [_ctx_item(r.event, sig, known) for r in ranked]
     ctx_near = {pk: [_ctx_item(e, sig, known) for e in evs] for pk, evs in near.items()}
-    ctx = assemble(ctx_ranked, q.token_budget, embedder.count_tokens, neighbours=ctx_near, plan=plan)
+    at_least = getattr(embedder, "token_floor", None)  # a cheap lower bound of count_tokens, when it has one
+    ctx = assemble(ctx_ranked, q.token_budget, embedder.count_tokens, neighbours=ctx_near, plan=plan,
+                   at_least=at_least)
     if recipe.summaries and ctx.missing_direct and q.scope.where is None:  # a summary may quote filtered-out turns
         summaries = _summaries(conn, q.scope.tenant_id, ctx.missing_direct, sig)
         if summaries:
             ctx = assemble(ctx_ranked, q.token_budget, embedder.count_tokens, neighbours=ctx_near, plan=plan,
-                           summaries=summaries)
+                           summaries=summaries, at_least=at_least)
     items = ranked[: q.top_k]
     for it in items:
         it.in_context = it.event.id in ctx.included

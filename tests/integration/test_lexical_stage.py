@@ -72,3 +72,31 @@ def test_lexeme_shares_come_from_postgres_statistics(client, tenant, engine, mon
     assert rare_only[0][0] == every[0][0] == rare[0][0] == budgeted[0][0]
     assert rare_only[0][1] > rare[0][1]  # "flumpering" did not find, but it still scored
 
+
+
+def test_term_frequencies_of_the_best_matches_by_cover_density(client, tenant, engine):
+    """Every matching event with each query term's frequency and its distinct lexemes while the matches
+    fit the cap; past the cap, the best by cover density (ties by id) and only those."""
+    from app.storage.candidates import Scope, lexical_term_frequencies
+    from tests.support import auth
+
+    tid, key = tenant
+    texts = {"a": "the glimmerfox ran; the glimmerfox hid; the glimmerfox slept near the old mill",
+             "b": "a glimmerfox passed by the mill", "c": "glimmerfox and glimmerfox", "d": "nothing to see here",
+             "e": "the mill by the river, the mill of stone"}
+    events = [{"conversation_id": "tf", "event_id": k, "speaker": "A", "content": v} for k, v in texts.items()]
+    assert client.post("/v1/events", headers=auth(key), json={"events": events}).status_code == 200
+    scope = Scope(tid, "tf")
+    with engine.connect() as conn:
+        pk = dict(conn.exec_driver_sql(f"SELECT event_id, id FROM events WHERE tenant_id = {tid}").all())
+        tfs, lengths = lexical_term_frequencies(conn, scope, ["glimmerfox", "mill"], 10)
+        capped, _ = lexical_term_frequencies(conn, scope, ["glimmerfox", "mill"], 2)
+        found_by_one, _ = lexical_term_frequencies(conn, scope, ["glimmerfox", "mill"], 10, finding=["glimmerfox"])
+        best_two = [r[0] for r in conn.exec_driver_sql(
+            "SELECT id FROM events WHERE tenant_id = %s AND search_tsv @@ 'glimmerfox | mill'::tsquery "
+            "ORDER BY ts_rank_cd(search_tsv, 'glimmerfox | mill'::tsquery, 1) DESC, id LIMIT 2", (tid,))]
+    assert tfs == {pk["a"]: {"glimmerfox": 3, "mill": 1}, pk["b"]: {"glimmerfox": 1, "mill": 1},
+                   pk["c"]: {"glimmerfox": 2}, pk["e"]: {"mill": 2}}
+    assert lengths[pk["c"]] == 1 and lengths[pk["e"]] == 3  # distinct lexemes: glimmerfox / mill, river, stone
+    assert set(capped) == set(best_two) and all(capped[p] == tfs[p] for p in capped)
+    assert set(found_by_one) == {pk["a"], pk["b"], pk["c"]} and found_by_one[pk["b"]] == {"glimmerfox": 1, "mill": 1}

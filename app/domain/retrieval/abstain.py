@@ -82,6 +82,58 @@ def text_stems(texts: Iterable[str]) -> set[str]:
     return {stem(w) for t in texts for w in words(t or "") if len(w) >= 3}
 
 
+def _folded(text: str) -> str:
+    """Lower case as `stem` makes it, with the one context-dependent lower case letter (final sigma)
+    made plain, so a word lower-cased alone reads the same as inside its text."""
+    return text.lower().replace("’", "'").replace("ς", "σ")
+
+
+def _prefixes(s: str) -> tuple[str, ...]:
+    """What the folded word of a stem starts with: the stem, or for a stem ending in "y", the stem or
+    the "ies" it may come from ("story" <- "story", "stories")."""
+    s = s.replace("ς", "σ")
+    return (s, s[:-1] + "ies") if s.endswith("y") else (s,)
+
+
+STEMS_CACHE = 4096  # texts whose stems are remembered (as one string, ~2 KB for a long turn)
+_STEMS: dict[str, str] = {}
+
+
+def _stems_of(text: str) -> str:
+    """The text's stems as one string, each between line breaks (`text_stems`, remembered per text:
+    the same candidates come back for every question about a conversation)."""
+    got = _STEMS.get(text)
+    if got is None:
+        if len(_STEMS) >= STEMS_CACHE:
+            _STEMS.clear()
+        got = _STEMS[text] = "\n" + "\n".join(text_stems([text])) + "\n"
+    return got
+
+
+def stems_found(stems: Iterable[str], texts: Iterable[str]) -> set[str]:
+    """Those of `stems` some word of `texts` stems to: `{s for s in stems if s in text_stems(texts)}`
+    without stemming every word of every text (a long conversation's candidates are ~1 M characters).
+    A stem's word, lower-cased, starts with the stem (or, for "ies" -> "y", with the "ies" form), so a
+    text can only hold it when the folded text contains one of those; only such texts are stemmed,
+    until every stem is found."""
+    wanted = {s: _prefixes(s) for s in stems}
+    texts = [t for t in texts if t]
+    if not wanted or not texts:
+        return set()
+    folded = [_folded(t) for t in texts]
+    whole = "\n".join(folded)
+    wanted = {s: hs for s, hs in wanted.items() if any(h in whole for h in hs)}
+    found: set[str] = set()
+    for text, low in zip(texts, folded):
+        maybe = [s for s, hs in wanted.items() if s not in found and any(h in low for h in hs)]
+        if maybe:
+            own = _stems_of(text)
+            found.update(s for s in maybe if s and f"\n{s}\n" in own)
+            if len(found) == len(wanted):
+                break
+    return found
+
+
 @dataclass(frozen=True)
 class AbstainFeatures:
     """What the decision reads; every value is shown in the response's `relevance`."""
@@ -105,8 +157,8 @@ def abstain_features(query: str, signals: Mapping[str, Sequence[tuple[int, float
     by pk (what the query hydrated); `ranked_ids`/`ranked_scores`: the final order, best first."""
     terms = question_terms(query)
     names = question_names(query)
-    pool = text_stems(texts.values())
-    top = text_stems(texts.get(pk, "") for pk in ranked_ids[:TOP_N])
+    pool = stems_found(terms + names, texts.values())
+    top = stems_found(terms, [texts.get(pk, "") for pk in ranked_ids[:TOP_N]])
     dense = max((s for _, s in signals.get("dense") or ()), default=0.0)
     lexical = max((s for _, s in signals.get("lexical") or ()), default=0.0)
     n = len(terms)

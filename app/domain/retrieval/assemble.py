@@ -101,10 +101,32 @@ def superseded_note(item: ContextItem) -> str:
     return f" [superseded by a later statement{when}]"
 
 
-def render_line(item: ContextItem) -> str:
-    content = annotate_dates(item.content, item.occurred_at)
+def render_line(item: ContextItem, dates: bool = True) -> str:
+    """The item's line in the context; `dates=False`: without the resolved dates (each " [...]" they
+    add only lengthens it: `assemble`'s lower bound is read from this)."""
+    content = annotate_dates(item.content, item.occurred_at) if dates else item.content
     return (f"[{item.occurred_at.strftime('%Y-%m-%d %H:%M')}] {turn_text(item.speaker, content)}"
             f"{superseded_note(item)}")
+
+
+# Token counts (and lower bounds) of rendered lines, per counting function and item, kept across
+# queries: every question about a conversation weighs mostly the same turns, in both of assemble's
+# passes, and rendering a line (its dates resolved) costs more than counting it. Emptied when full;
+# each entry holds its item (a BEAM-size turn is ~2 KB: ~10 MB for a full cache of those).
+LINE_CACHE = 4096
+_COUNTS: dict[tuple[Callable[[str], int], ContextItem], int] = {}
+_FLOORS: dict[tuple[Callable[[str], int], ContextItem], int] = {}
+
+
+def _remembered(memo: dict[tuple[Callable[[str], int], ContextItem], int], count: Callable[[str], int],
+                item: ContextItem, dates: bool = True) -> int:
+    key = (count, item)
+    n = memo.get(key)
+    if n is None:
+        if len(memo) >= LINE_CACHE:
+            memo.clear()
+        n = memo[key] = count(render_line(item, dates))
+    return n
 
 
 def render_summary(s: SummaryItem) -> str:
@@ -124,8 +146,13 @@ def assemble(
     neighbours: Mapping[int, Sequence[ContextItem]] | None = None,
     plan: AssemblyPlan = AssemblyPlan(),
     summaries: Mapping[int, SummaryItem] | None = None,
+    at_least: Callable[[str], int] | None = None,
 ) -> AssembledContext:
-    """`summaries` maps an event id to its episode's summary, used for direct evidence that does not fit."""
+    """`summaries` maps an event id to its episode's summary, used for direct evidence that does not fit.
+    `at_least`: a lower bound of `count_tokens` that is cheaper than it (`tokens.wordpiece_floor` for a
+    BERT tokenizer), never above it, and never lowered by inserting text that starts with a space; a
+    line whose bound (before its dates are resolved) does not fit is skipped without being rendered
+    or counted. The result is the same with it or without it."""
     chosen: dict[int, ContextItem] = {}
     reasons: dict[int, str] = {}
     cost: dict[int, int] = {}
@@ -140,7 +167,9 @@ def assemble(
             return
         c = cost.get(item.id)
         if c is None:
-            c = cost[item.id] = count_tokens(render_line(item))
+            if at_least is not None and used + _remembered(_FLOORS, at_least, item, dates=False) > room:
+                return  # the exact count is at least as high: it cannot fit either
+            c = cost[item.id] = _remembered(_COUNTS, count_tokens, item)
         if used + c <= room:
             chosen[item.id] = item
             reasons[item.id] = reason
