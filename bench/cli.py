@@ -108,7 +108,8 @@ _VAR = typer.Option(REPO_ROOT / "var" / "bench", "--var-dir", help="Embedded ser
 _TAG = typer.Option(None, "--tag", help="Added to the result file names (e.g. an ablation's name).")
 _KEEP = typer.Option(False, "--keep-running", help="Leave the embedded PostgreSQL and Redis running afterwards.")
 _FRESH = typer.Option(False, "--fresh", help="Delete the data set's conversations first and ingest them anew "
-                      "(measures ingest throughput; without it a re-run reuses what is already indexed).")
+                      "(measures ingest throughput; without it a re-run reuses what is already indexed). On the "
+                      "embedded service (no --url) every other conversation in --var-dir is deleted too.")
 
 
 @bench_app.command("locomo")

@@ -166,7 +166,7 @@ def run(opts: RunOptions, log: Callable[[str], None] = print) -> tuple[dict[str,
                 client.wait_ready()
                 t = time.perf_counter()
                 ing = ingest(client, ds, index_timeout=opts.index_timeout, fresh=opts.fresh,
-                             wait_for=opts.wait_for, log=log)
+                             wait_for=opts.wait_for, log=log, erase_others=stack is not None)
                 timings["ingest_s"] = time.perf_counter() - t
                 if stack is not None:
                     # A running service's autovacuum analyzes the new rows within a minute; the

@@ -14,17 +14,12 @@ from datetime import datetime
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 
-import httpx
-
+from bench.client import Client, ServiceError
 from bench.context import count_tokens
 from bench.datasets import Dataset, Question, spread
 from bench.evaluate import SystemAnswer
 
 Log = Callable[[str], None]
-
-
-class ServiceError(RuntimeError):
-    pass
 
 
 def parse_overrides(pairs: Sequence[str]) -> dict[str, Any]:
@@ -52,81 +47,6 @@ def parse_overrides(pairs: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-class Client:
-    """A pooled, thread-safe httpx client for the service's API."""
-
-    def __init__(self, base_url: str, api_key: str | None, timeout: float = 120.0, pool: int = 8):
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self.http = httpx.Client(
-            base_url=base_url.rstrip("/"), headers=headers, timeout=timeout,
-            limits=httpx.Limits(max_connections=pool, max_keepalive_connections=pool),
-        )
-
-    def close(self) -> None:
-        self.http.close()
-
-    def _request(self, method: str, path: str, retries: int = 3, **kw) -> httpx.Response:
-        delay = 0.5
-        for attempt in range(retries + 1):
-            try:
-                resp = self.http.request(method, path, **kw)
-            except httpx.TransportError as exc:
-                if attempt == retries:
-                    raise ServiceError(f"{method} {path}: {exc!r}") from exc
-            else:
-                if resp.status_code < 500 and resp.status_code != 429:
-                    return resp
-                if attempt == retries:
-                    return resp
-            time.sleep(delay)
-            delay *= 2
-        raise AssertionError("unreachable")
-
-    def wait_ready(self, timeout: float = 120.0) -> None:
-        deadline = time.monotonic() + timeout
-        last = ""
-        while time.monotonic() < deadline:
-            try:
-                r = self.http.get("/readyz", timeout=5.0)
-                if r.status_code == 200:
-                    return
-                last = f"HTTP {r.status_code}"
-            except httpx.HTTPError as exc:
-                last = repr(exc)
-            time.sleep(0.5)
-        raise ServiceError(f"service not ready after {timeout}s ({last})")
-
-    def post_events(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        r = self._request("POST", "/v1/events", json={"events": events})
-        if r.status_code >= 300:
-            raise ServiceError(f"POST /v1/events: HTTP {r.status_code}: {r.text[:500]}")
-        return r.json()["results"]
-
-    def status(self, conversation_id: str) -> dict[str, Any]:
-        r = self._request("GET", f"/v1/conversations/{conversation_id}/status")
-        if r.status_code >= 300:
-            raise ServiceError(f"GET status of {conversation_id}: HTTP {r.status_code}: {r.text[:300]}")
-        return r.json()
-
-    def delete_conversation(self, conversation_id: str) -> int:
-        """Forget a conversation (for a fresh ingest); 0 when the service did not have it."""
-        r = self._request("DELETE", f"/v1/conversations/{conversation_id}")
-        if r.status_code == 404:
-            return 0
-        if r.status_code >= 300:
-            raise ServiceError(f"DELETE conversation {conversation_id}: HTTP {r.status_code}: {r.text[:300]}")
-        return int(r.json().get("deleted_events", 0))
-
-    def query(self, body: dict[str, Any]) -> tuple[dict[str, Any], float]:
-        """The response and the client-side latency in ms."""
-        t0 = time.perf_counter()
-        r = self._request("POST", "/v1/query", json=body)
-        ms = (time.perf_counter() - t0) * 1000.0
-        if r.status_code >= 300:
-            raise ServiceError(f"POST /v1/query: HTTP {r.status_code}: {r.text[:500]}")
-        return r.json(), ms
-
-
 # ---------------------------------------------------------------- ingest
 
 def pending_total(status: dict[str, Any], layers: Sequence[str] | None = None) -> int:
@@ -139,14 +59,28 @@ def pending_total(status: dict[str, Any], layers: Sequence[str] | None = None) -
 
 def ingest(client: Client, ds: Dataset, batch_size: int = 1000, index_timeout: float = 3600.0,
            poll_s: float = 0.5, fresh: bool = False, stall_s: float = 600.0, wait_for: Sequence[str] | None = None,
-           log: Log = print) -> dict[str, Any]:
+           log: Log = print, erase_others: bool = False, probe_s: float = 10.0) -> dict[str, Any]:
     """Post every turn (idempotent by event_id), then wait until every conversation is fully indexed
     (or, with `wait_for`, until those layers are). Throughput = events created / seconds from the
     first post until nothing (waited for) is pending. With `fresh`, the data set's conversations are
-    deleted first, so everything is ingested anew. The pending counts left are in the result."""
+    deleted first, so everything is ingested anew, and with `erase_others` (a var dir the harness
+    owns) every other conversation of the tenant too: an earlier run's (one that crashed mid-ingest,
+    or ran another selection) would otherwise keep work queued ahead of this run's. Indexing stalls
+    only when nothing moves in the whole service (`/metrics`), not merely in the data set's
+    conversations. The pending counts left are in the result."""
+    ids = [c.id for c in ds.conversations]
     if fresh:
-        deleted = sum(client.delete_conversation(c.id) for c in ds.conversations)
+        deleted = sum(client.delete_conversation(c) for c in ids)
         log(f"--fresh: deleted {deleted} events of {len(ds.conversations)} conversations")
+        others = sorted(set(client.conversation_ids()) - set(ids)) if erase_others else []
+        if others:
+            n = sum(client.delete_conversation(c) for c in others)
+            log(f"--fresh: also deleted {n} events of {len(others)} other conversations an earlier run left in "
+                "this var dir (their queued work would be indexed before this run's)")
+    before = client.service_pending()
+    if before:
+        log(f"warning: the service already has {before} (event, layer) rows waiting to be indexed: this run's "
+            "conversations are indexed after them, and the time measured includes them")
     created = duplicate = 0
     t0 = time.perf_counter()
     for conv in ds.conversations:
@@ -160,11 +94,10 @@ def ingest(client: Client, ds: Dataset, batch_size: int = 1000, index_timeout: f
     post_s = time.perf_counter() - t0
     log(f"posted {created + duplicate} events ({created} created, {duplicate} duplicates) in {post_s:.1f}s")
 
-    ids = [c.id for c in ds.conversations]
     expected = {c.id: len(c.turns) for c in ds.conversations}
     deadline = time.monotonic() + index_timeout
     last_log = 0.0
-    last_change, last_pending = time.monotonic(), -1
+    last_change, last_pending, last_probe, elsewhere = time.monotonic(), -1, 0.0, before
     statuses: dict[str, dict[str, Any]] = {}
     while True:
         statuses = {cid: client.status(cid) for cid in ids}
@@ -174,18 +107,22 @@ def ingest(client: Client, ds: Dataset, batch_size: int = 1000, index_timeout: f
         now = time.monotonic()
         if pending != last_pending:
             last_change, last_pending = now, pending
+        elif now - last_probe >= probe_s:  # still here: the worker may be busy with other conversations
+            last_probe, was = now, elsewhere
+            if (elsewhere := client.service_pending()) != was:
+                last_change = now
         if now > deadline:
             raise ServiceError(f"still {pending} pending index tasks after {index_timeout}s")
         if now - last_change > stall_s:
-            raise ServiceError(f"indexing made no progress for {stall_s:.0f}s ({pending} pending): "
-                               "is a worker (and the beat sweeper) running?")
+            raise ServiceError(f"indexing made no progress for {stall_s:.0f}s ({pending} pending here, {elsewhere} "
+                               "in the whole service): is a worker (and the beat sweeper) running?")
         if now - last_log > 10:
             kinds: dict[str, int] = {}
             for s in statuses.values():
                 for k, v in (s.get("pending") or {}).items():
                     kinds[k] = kinds.get(k, 0) + int(v or 0)
             log(f"indexing: {pending} pending {({k: v for k, v in kinds.items() if v})} "
-                f"after {time.perf_counter() - t0:.0f}s")
+                f"(service-wide at the last look: {elsewhere}) after {time.perf_counter() - t0:.0f}s")
             last_log = now
         time.sleep(poll_s)
     total_s = time.perf_counter() - t0
@@ -203,7 +140,7 @@ def ingest(client: Client, ds: Dataset, batch_size: int = 1000, index_timeout: f
     out = {
         "waited_for": list(wait_for) if wait_for else "all layers", "pending_at_query_time": left,
         "events": created + duplicate, "created": created, "duplicate": duplicate,
-        "post_s": post_s, "until_indexed_s": total_s,
+        "post_s": post_s, "until_indexed_s": total_s, "pending_before": before,
         "events_per_s": (created / total_s) if created else None,
         "count_mismatch": mismatched,
     }
