@@ -28,8 +28,12 @@ def make_celery() -> Celery:
         task_default_queue=s.celery_queue,
         worker_hijack_root_logger=False,
         beat_schedule={
-            "sweep-outbox": {"task": "palimpsest.sweep", "schedule": s.sweep_interval_s},
-            "refresh-heat": {"task": "palimpsest.heat_refresh", "schedule": s.heat_refresh_interval_s},
+            # A periodic task that waits in the queue longer than its period is dropped, not run late:
+            # behind a backlog, the sweeps would otherwise pile up and each re-send every pending row.
+            "sweep-outbox": {"task": "palimpsest.sweep", "schedule": s.sweep_interval_s,
+                             "options": {"expires": s.sweep_interval_s}},
+            "refresh-heat": {"task": "palimpsest.heat_refresh", "schedule": s.heat_refresh_interval_s,
+                             "options": {"expires": s.heat_refresh_interval_s}},
         },
     )
     return app
