@@ -11,6 +11,7 @@ import re
 from datetime import date, timedelta
 from typing import Literal
 
+from app.domain.layers.timeforms import EASTER_DAYS, EASTER_RE, easter_day
 from app.domain.timeexpr import (
     MONTH_RE,
     MONTHS,
@@ -26,7 +27,7 @@ from app.domain.timeexpr import (
 Granularity = Literal["day", "week", "month", "season", "year"]
 
 _NUM = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple of|a couple|few|several)"
-_UNIT = r"(?:days?|weeks?|months?|years?)"
+_UNIT = r"(?:days?|weeks?|fortnights?|months?|years?)"
 # abbreviations only when capitalised: "sat" is a verb, "Sat" a day
 _WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|(?-i:Mon|Tues?|Wed|Thur?s?|Fri|Sat)\b\.?)"
 _SEASON = r"(?:summer|winter|spring|fall|autumn)"
@@ -37,9 +38,12 @@ _PART = r"early|mid|middle\s+of|late|end\s+of|beginning\s+of|start\s+of"
 _HOLIDAYS = {"christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25), "new year's eve": (12, 31),
              "new years eve": (12, 31), "new year's day": (1, 1), "new years day": (1, 1), "halloween": (10, 31),
              "valentine's day": (2, 14), "valentines day": (2, 14), "valentine's": (2, 14), "independence day": (7, 4),
-             "the fourth of july": (7, 4), "fourth of july": (7, 4), "thanksgiving": (11, 0)}
-_HOLIDAY = "|".join(re.escape(h).replace("'", "['’]?") for h in sorted(_HOLIDAYS, key=len, reverse=True))
+             "the fourth of july": (7, 4), "fourth of july": (7, 4), "thanksgiving": (11, 0), "boxing day": (12, 26), "bonfire night": (11, 5),
+             "st patrick's day": (3, 17), "st. patrick's day": (3, 17)}
+_HOLIDAY = "|".join(re.escape(h).replace("'", "['’]?") for h in sorted(_HOLIDAYS, key=len, reverse=True)) + "|" + EASTER_RE
 
+# words before a month that spend it: "spent August there", "all December"
+_SPAN_VERB = r"spent|spend|spending|all|whole|through|throughout|over|across|into"
 _FUZZY = {"a few": "3", "few": "3", "several": "3", "a couple of": "2", "a couple": "2"}
 
 
@@ -63,13 +67,24 @@ _FUTURE_STRONG = re.compile(
     re.I,
 )
 _PAST_RE = re.compile(
-    r"\b(was|were|went|did|had|got|came|ago|yesterday|last|used to|made|took|saw|met|left|began|bought|split up|"
+    r"\b(was|were|been|went|did|had|(?<!'ve )(?<!’ve )(?<!have )(?<!has )(?<!'s )(?<!’s )got|came|thanks? (?:you )?for \w+ing|ago|yesterday|last|used to|made|took|saw|met|left|began|bought|split up|"
     r"ran|won|lost|told|felt|spent|gave|found|thought|drove|flew|said|sent|built|wrote|heard|kept|brought|caught|"
     r"taught|sold|paid|ate|drank|slept|woke|sat|stood|grew|knew|threw|wore|swam|sang|forgot|became|broke|chose|fell|"
     r"born|(?!(?:need|feed|seed|speed|indeed|embed|shed|"
     r"hundred|red|bed|wed|proceed|exceed|succeed|breed|bleed|weed|greed|freed|fled)\b)[a-z]{2,}ed)\b",
     re.I,
 )
+# Verbs whose past is their base form ("a pipe burst", "I quit in June") read as past right after a
+# subject (a pronoun or a determined noun), not after "to", a modal or "do" ("I want to quit", "it might burst")
+_PAST_SAME = re.compile(
+    r"\b(?:i|we|you|he|she|they|it|(?:the|a|an|my|our|his|her|their|your|its)\s+[a-z]+)\s+"
+    r"(?:just\s+|finally\s+|actually\s+)?(?:burst|hit|hurt|quit|cut|shut|split|spread)\b",
+    re.I,
+)
+# An arrangement is about what is still to come even when told in the past: "confirmed us for May 17",
+# "my flight on October 12 was cancelled"
+_ARRANGED = re.compile(r"\b(?:confirm|book|cancel|postpon|reschedul|arrang|schedul|pencil)\w*", re.I)
+_PAST_SURE = re.compile(r"\b(?:ago|yesterday|last|earlier|already|before)\b", re.I)
 _FUTURE_SOFT = re.compile(
     r"\b(plan|plans|planning|planned to|hope to|hoping to|intend|intending|want to|wants to|would like to|'d like to|"
     r"expect|expecting|scheduled|booked|set for|due)\b",
@@ -81,7 +96,7 @@ def sentence_tense(sentence: str) -> str | None:
     """"future", "past" or None (no sign either way) for one sentence."""
     if _FUTURE_STRONG.search(sentence):
         return "future"
-    if _PAST_RE.search(sentence):
+    if _PAST_RE.search(sentence) or _PAST_SAME.search(sentence):
         return "past"
     if _FUTURE_SOFT.search(sentence):
         return "future"
@@ -108,6 +123,12 @@ def pick_year(mo: int, day: int, ref: date, prefer: str) -> int:
 
 def weekday_num(token: str) -> int:
     return [d[:3] for d in calendar.day_name].index(token.strip(" .,").lower()[:3].capitalize())
+
+
+def weekday_near(ref: date, wd: int) -> date:
+    """The weekday `wd` nearest to `ref` (`ref` itself when it is one): "Happy Friday!"."""
+    ahead = (wd - ref.weekday()) % 7
+    return ref + timedelta(days=ahead if ahead <= 3 else ahead - 7)
 
 
 def weekday_the_nth(ref: date, wd: int, day: int, prefer: str) -> date | None:
@@ -191,13 +212,13 @@ def calendar_span(expr: str, base_day: date, prefer: str) -> tuple[date, date, d
             if d is None:
                 return None
         return d, d, d + timedelta(days=1), "day", label(d, "day")
-    m = re.fullmatch(rf"(?:your|the|my|our|their|his|her|this|that) ({_MONTH_CAP})", text)
+    m = re.fullmatch(rf"(?:(?i:your|the|my|our|their|his|her|this|that|{_SPAN_VERB}) )?({_MONTH_CAP})", text)
     if m:
         mo = MONTHS[m.group(1).lower().rstrip(".")]
         y = pick_year(mo, 0, base_day, prefer)
         s, e = month_span(y, mo)
         return s, s, e, "month", f"{calendar.month_name[mo]} {y}"
-    m = re.fullmatch(rf"(in|during|since|by|until|till|of|last|next|this|for|to|from|before|after|around) ({_MONTH_CAP})", text)
+    m = re.fullmatch(rf"((?i:in|during|since|by|until|till|of|last|next|this|for|to|from|before|after|around)) ({_MONTH_CAP})", text)
     if m:
         which, mo = m.group(1).lower(), MONTHS[m.group(2).lower().rstrip(".")]
         if which == "last":
@@ -246,10 +267,12 @@ def calendar_span(expr: str, base_day: date, prefer: str) -> tuple[date, date, d
         key = m.group(1).lower().replace("’", "'")
         key = key if key in _HOLIDAYS else key.replace("new years", "new year's").replace("valentines", "valentine's")
         mo, dd = _HOLIDAYS.get(key, (0, 0))
-        if not mo:
+        if not mo and key not in EASTER_DAYS:
             return None
 
         def day_of(y: int) -> date:
+            if key in EASTER_DAYS:
+                return easter_day(key, y)
             if dd:
                 return date(y, mo, dd)
             first = date(y, 11, 1)  # Thanksgiving: the fourth Thursday of November
@@ -314,5 +337,8 @@ def tense_around(text: str, start: int, end: int) -> str | None:
         return "past"
     rest = clause[:max(0, s0 - left)] + clause[max(0, e0 - left):]
     if not re.search(r"[A-Za-z]{2,}", rest):  # "On Saturday, we went hiking": the sentence decides
-        return sentence_tense(sent)
-    return sentence_tense(clause)
+        rest, clause = sent, sent
+    tense = sentence_tense(clause)
+    if tense == "past" and _ARRANGED.search(rest) and not _PAST_SURE.search(rest):
+        return "future"
+    return tense
