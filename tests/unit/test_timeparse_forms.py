@@ -142,3 +142,33 @@ def test_a_weekend_with_no_tense_is_the_nearer_one():
 
 def test_a_present_perfect_reads_as_past():
     assert one("What have you been doing on Sunday, then?", WED_12_MAR_2025)[0] == "2025-03-09"
+
+
+@pytest.mark.parametrize("text, start, end", [
+    ("Could we move it to Thursday 20th?", "2025-03-20", "2025-03-21"),  # a weekday and a day without "the"
+    ("We bought the van the year before last.", "2023-01-01", "2024-01-01"),
+    ("The inspection is the month after next.", "2025-05-01", "2025-06-01"),
+])
+def test_more_counted_forms(text, start, end):
+    assert one(text, WED_12_MAR_2025) == (start, end)
+
+
+@pytest.mark.parametrize("text, start", [
+    ("I rang the council on Monday.", "2025-03-10"),  # irregular past forms
+    ("She spoke to the landlord on Friday.", "2025-03-07"),
+])
+def test_irregular_pasts_point_back(text, start):
+    assert one(text, WED_12_MAR_2025)[0] == start
+
+
+def test_the_day_of_the_booking_itself_stays_in_the_past():
+    assert one("I booked the hotel on Monday, it was half price.", WED_12_MAR_2025)[0] == "2025-03-10"
+
+
+@pytest.mark.parametrize("text", [
+    "She teaches Eastern European history.",  # no Easter in "Eastern"
+    "We run every Monday, Wednesday and Friday morning.",
+    "They sold us the Weekend Saver ticket.",  # a name, not a weekend
+])
+def test_words_that_only_look_like_dates(text):
+    assert [m for m in resolve_time_expressions(text, WED_12_MAR_2025) if m.resolved] == []

@@ -70,6 +70,9 @@ _PAST_RE = re.compile(
     r"\b(was|were|been|went|did|had|(?<!'ve )(?<!’ve )(?<!have )(?<!has )(?<!'s )(?<!’s )got|came|thanks? (?:you )?for \w+ing|ago|yesterday|last|used to|made|took|saw|met|left|began|bought|split up|"
     r"ran|won|lost|told|felt|spent|gave|found|thought|drove|flew|said|sent|built|wrote|heard|kept|brought|caught|"
     r"taught|sold|paid|ate|drank|slept|woke|sat|stood|grew|knew|threw|wore|swam|sang|forgot|became|broke|chose|fell|"
+    r"spoke|rang|rode|led|lent|fought|shook|stole|struck|tore|hid|blew|dug|hung|laid|dealt|sank|swore|understood|froze|"
+    r"wept|swept|slid|sprang|overslept|mistook|withdrew|arose|awoke|clung|crept|drew|flung|forgave|knelt|leapt|learnt|"
+    r"spun|stung|strode|sought|"
     r"born|(?!(?:need|feed|seed|speed|indeed|embed|shed|"
     r"hundred|red|bed|wed|proceed|exceed|succeed|breed|bleed|weed|greed|freed|fled)\b)[a-z]{2,}ed)\b",
     re.I,
@@ -83,7 +86,8 @@ _PAST_SAME = re.compile(
 )
 # An arrangement is about what is still to come even when told in the past: "confirmed us for May 17",
 # "my flight on October 12 was cancelled"
-_ARRANGED = re.compile(r"\b(?:confirm|book|cancel|postpon|reschedul|arrang|schedul|pencil)\w*", re.I)
+_ARRANGED = re.compile(r"\b(?:confirm(?:ed|s)?|book(?:ed|s)?|cancel(?:l?ed|s)?|postpone[ds]?|reschedul(?:ed|es|e)|"
+                       r"arrange[ds]?|schedul(?:ed|es|e)|pencill?ed)\b", re.I)
 _PAST_SURE = re.compile(r"\b(?:ago|yesterday|last|earlier|already|before)\b", re.I)
 _FUTURE_SOFT = re.compile(
     r"\b(plan|plans|planning|planned to|hope to|hoping to|intend|intending|want to|wants to|would like to|'d like to|"
@@ -191,7 +195,7 @@ def calendar_span(expr: str, base_day: date, prefer: str) -> tuple[date, date, d
         word = re.sub(r"\s+", " ", m.group(1).lower())
         word = {"beginning of": "early", "start of": "early", "middle of": "mid", "end of": "late"}.get(word, word)
         return s + (e - s) // 2, s, e, "month", f"{word} {calendar.month_name[mo]} {y}"
-    m = re.fullmatch(rf"(?:on )?({_WD}),? (?:(?:the )?({_ORD}) (?:of )?({_MONTH_CAP})|({_MONTH_CAP}) ({_ORD})|the ({_ORD}))(?:,? ((?:19|20)\d\d))?", text, re.I)
+    m = re.fullmatch(rf"(?:on )?({_WD}),? (?:(?:the )?({_ORD}) (?:of )?({_MONTH_CAP})|({_MONTH_CAP}) ({_ORD})|(?:the )?({_ORD}))(?:,? ((?:19|20)\d\d))?", text, re.I)
     if m:
         wd = weekday_num(m.group(1))
         day = int(re.sub(r"\D", "", m.group(2) or m.group(5) or m.group(6)))
@@ -335,10 +339,14 @@ def tense_around(text: str, start: int, end: int) -> str | None:
     clause = sent[left : right.start() if right else len(sent)]
     if re.search(r"\bsince\s+(?:the\s+|my\s+|our\s+|last\s+)?(?:\w+\s+)?$", sent[max(0, s0 - 30):max(0, s0)], re.I):
         return "past"
-    rest = clause[:max(0, s0 - left)] + clause[max(0, e0 - left):]
-    if not re.search(r"[A-Za-z]{2,}", rest):  # "On Saturday, we went hiking": the sentence decides
-        rest, clause = sent, sent
+    before, after = clause[:max(0, s0 - left)], clause[max(0, e0 - left):]
+    if not re.search(r"[A-Za-z]{2,}", before + after):  # "On Saturday, we went hiking": the sentence decides
+        clause, before, after = sent, sent[:max(0, s0)], sent[max(0, e0):]
     tense = sentence_tense(clause)
-    if tense == "past" and _ARRANGED.search(rest) and not _PAST_SURE.search(rest):
+    # what an arrangement is for is ahead even when told in the past: "confirmed us for May 17", "my flight
+    # on the 12th was cancelled"; not the day of the act itself ("I booked the tickets on Monday")
+    for_it = re.search(r"(?i)\bfor\s*$", before) or re.match(r"(?i)for\b", text[start:end])
+    if tense == "past" and not _PAST_SURE.search(before + after) and (
+            _ARRANGED.search(after) or (for_it and _ARRANGED.search(before))):
         return "future"
     return tense

@@ -36,7 +36,8 @@ DAY_WORD_RE = (rf"\b(?:on\s+)?(?:the\s+{ORD_WORD_RE}\s+of\s+{MONTH_RE}|{MONTH_RE
                r"(?:,?\s+(?:19|20)\d\d\b)?")
 
 # What recurs names no one day; matched only to keep its weekday from being read as a date
-RECURRING_RE = (rf"\b(?:every\s+(?:other\s+|second\s+|single\s+)?(?:{_WD_NAMES}|weekend|week|month|morning|night|day)|"
+RECURRING_RE = (rf"\b(?:every\s+(?:other\s+|second\s+|single\s+)?(?:{_WD_NAMES}(?:(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)"
+                rf"{_WD_NAMES})*(?:\s+(?:morning|afternoon|evening|night)s?\b)?|weekend|week|month|morning|night|day)|"
                 rf"(?:on\s+)?{_WD_NAMES}s\b|{_WD_NAMES}\s+(?:mornings|afternoons|evenings|nights)\b)")
 
 # Movable holidays, by their offset from Easter Sunday
@@ -100,7 +101,7 @@ def easter_day(name: str, y: int) -> date:
 # ------------------------------------------------------------------ weeks and weekends counted from now
 
 _COUNT = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|few|several)"
-_REL = rf"(?:{_WD_NAMES}|weekend|week)"
+_REL = rf"(?:{_WD_NAMES}|weekend|week|month|year)"
 # "the Friday after next", "the weekend before last", "two weekends ago", "a week on Tuesday", "Monday week",
 # "a week tomorrow", "the 5th of next month"
 SHIFTED_RE = (rf"\b(?:(?:on\s+)?the\s+{_REL}\s+(?:after\s+next|before\s+last)|{_COUNT}\s+weekends?\s+(?:ago|back|earlier)|"
@@ -137,6 +138,13 @@ def shifted_span(expr: str, ref: date) -> tuple[date, date, str] | None:
         if what == "week":
             s = ref - timedelta(days=ref.weekday()) + timedelta(weeks=2 * sign)
             return s, s + timedelta(days=7), "week"
+        if what == "year":
+            return date(ref.year + 2 * sign, 1, 1), date(ref.year + 2 * sign + 1, 1, 1), "year"
+        if what == "month":
+            y, mo = ref.year, ref.month + 2 * sign
+            y, mo = (y + 1, mo - 12) if mo > 12 else (y - 1, mo + 12) if mo < 1 else (y, mo)
+            s, e = month_span(y, mo)
+            return s, e, "month"
         if what == "weekend":
             sat = ref - timedelta(days=ref.weekday()) + timedelta(days=5)
             if sign > 0:

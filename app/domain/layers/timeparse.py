@@ -60,8 +60,10 @@ from app.domain.layers.timeforms import (
 )
 from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, relative_weekend, year_span
 
-LAYER_VERSION = "timeparse/4"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
+LAYER_VERSION = "timeparse/5"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
 # 4: "the 10th" before a function word ("till the 10th for work"), a month after for/to/from/till/before/after
+# 5: the forms of timeforms (decades, "the second Saturday in January", fortnights, "the Friday after next",
+#    recurring expressions dropped), "the weekend" by tense, more tense cues
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
@@ -72,7 +74,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(RECURRING_RE, re.I), "recurring"),  # taken so its weekday is not read as a date, then dropped
     (re.compile(DAY_WORD_RE), "absolute"),
     (re.compile(DECADE_RE, re.I), "absolute"),
-    (re.compile(rf"\b(?:on\s+)?{_WD},?\s+(?:(?:the\s+)?{_ORD}\s+(?:of\s+)?{_MONTH_CAP}|{_MONTH_CAP}\s+{_ORD}\b|the\s+{_ORD}\b)(?:,?\s+(?:19|20)\d\d\b)?", re.I), "absolute"),
+    (re.compile(rf"\b(?:on\s+)?{_WD},?\s+(?:(?:the\s+)?{_ORD}\s+(?:of\s+)?{_MONTH_CAP}|{_MONTH_CAP}\s+{_ORD}\b|the\s+{_ORD}\b|\d{{1,2}}(?:st|nd|rd|th)\b)(?:,?\s+(?:19|20)\d\d\b)?", re.I), "absolute"),
     (re.compile(r"\b(?:19|20)\d\d-[01]\d-[0-3]\d\b"), "absolute"),
     (re.compile(rf"\b(?:on\s+)?(?:the\s+)?{_ORD}\s+(?:of\s+)?{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d)?\b"), "absolute"),
     (re.compile(rf"\b(?:on\s+)?{_MONTH_CAP}\s+{_ORD}\b(?:,?\s+(?:19|20)\d\d\b)?"), "absolute"),
@@ -85,7 +87,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+(?:ago|back|earlier)\b", re.I), "relative"),
     (re.compile(rf"\b(?:in|within)\s+(?:the\s+next\s+)?{_NUM}\s+{_UNIT}\b", re.I), "relative"),
     (re.compile(rf"\b(?:last|this past|this coming|the coming|this|next|past)\s+(?:week|weekend|month|year|{_SEASON}|{_WD})\b", re.I), "relative"),
-    (re.compile(r"\b(?:(?:over|at|on|during|since|for|by|until|till)\s+)?the\s+weekend\b", re.I), "relative"),
+    (re.compile(r"\b(?:(?:over|at|on|during|since|for|by|until|till)\s+)?the\s+weekend\b(?!\s+(?-i:[A-Z])|\s+of\b)", re.I), "relative"),
     (re.compile(rf"\b(?:in|during|over|by|for|until)\s+(?:the\s+)?{_SEASON}\b(?!\s+(?:of\s+)?(?:19|20)\d\d)", re.I), "relative"),
     (re.compile(rf"\b(?:the\s+)?{_SEASON}\s+(?:of\s+)?(?:19|20)\d\d\b", re.I), "absolute"),
     (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+from\s+(?:now|today)\b", re.I), "relative"),
@@ -93,7 +95,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     # "the 10th" but not "the 10th floor" / "her 5th birthday": a word after it must be a function word
     (re.compile(r"\b(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?!(?:for|to|and|or|at|in|on|until|till|through|"
                 r"with|but|so|because|when|if|then|we|I|you|he|she|they|it|is|was|instead|already|too)\b)[A-Za-z])", re.I), "relative"),
-    (re.compile(rf"\b(?:on\s+)?(?:{_HOLIDAY})(?:\s+(?:19|20)\d\d)?", re.I), "relative"),
+    (re.compile(rf"\b(?:on\s+)?(?:{_HOLIDAY})\b(?:\s+(?:19|20)\d\d\b)?", re.I), "relative"),
     (re.compile(rf"\b(?:on\s+)?{_WD}\b(?:\s+(?:night|morning|afternoon|evening|lunchtime)\b)?", re.I), "relative"),
     # a month named alone ("Shall I look at September?"), not one that is also a name or a verb (April,
     # June, August, May, March: those need a preposition or a determiner), nor a month before a day or a name
