@@ -172,3 +172,20 @@ def test_the_day_of_the_booking_itself_stays_in_the_past():
 ])
 def test_words_that_only_look_like_dates(text):
     assert [m for m in resolve_time_expressions(text, WED_12_MAR_2025) if m.resolved] == []
+
+
+@pytest.mark.parametrize("text, start, end", [
+    ("The christening is on 9 May next year.", "2026-05-09", "2026-05-10"),  # a day with "next year"
+    ("They emigrated back in '84.", "1984-01-01", "1985-01-01"),  # a year in two digits
+    ("We toured Wales in the summer of '72.", "1972-06-01", "1972-09-01"),
+    ("We toured Wales in the summer of 1972.", "1972-06-01", "1972-09-01"),  # not just "of 1972"
+    ("They opened the bakery thirty years ago.", "1995-01-01", "1996-01-01"),  # counts past twelve
+    ("The boiler service is at the start of next month.", "2025-04-01", "2025-04-11"),
+])
+def test_years_and_counts(text, start, end):
+    assert one(text, WED_12_MAR_2025) == (start, end)
+
+
+def test_an_ordinal_weekday_of_every_month_is_recurring():
+    assert [m for m in resolve_time_expressions("Bins go out the last Monday of every month.", WED_12_MAR_2025)
+            if m.resolved] == []

@@ -11,7 +11,7 @@ import re
 from datetime import date, timedelta
 from typing import Literal
 
-from app.domain.layers.timeforms import EASTER_DAYS, EASTER_RE, easter_day
+from app.domain.layers.timeforms import EASTER_DAYS, EASTER_RE, NUMBER_RE, easter_day
 from app.domain.timeexpr import (
     MONTH_RE,
     MONTHS,
@@ -26,7 +26,7 @@ from app.domain.timeexpr import (
 
 Granularity = Literal["day", "week", "month", "season", "year"]
 
-_NUM = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple of|a couple|few|several)"
+_NUM = r"(?:\d+|" + NUMBER_RE + r"|a|an|a few|a couple of|a couple|few|several)"  # "forty years ago"
 _UNIT = r"(?:days?|weeks?|fortnights?|months?|years?)"
 # abbreviations only when capitalised: "sat" is a verb, "Sat" a day
 _WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|(?-i:Mon|Tues?|Wed|Thur?s?|Fri|Sat)\b\.?)"

@@ -36,7 +36,7 @@ DAY_WORD_RE = (rf"\b(?:on\s+)?(?:the\s+{ORD_WORD_RE}\s+of\s+{MONTH_RE}|{MONTH_RE
                r"(?:,?\s+(?:19|20)\d\d\b)?")
 
 # What recurs names no one day; matched only to keep its weekday from being read as a date
-RECURRING_RE = (rf"\b(?:every\s+(?:other\s+|second\s+|single\s+)?(?:{_WD_NAMES}(?:(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)"
+RECURRING_RE = (rf"\b(?:the\s+{_NTH}\s+{_WD_NAMES}\s+(?:of|in)\s+(?:every|each)\s+month|every\s+(?:other\s+|second\s+|single\s+)?(?:{_WD_NAMES}(?:(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)"
                 rf"{_WD_NAMES})*(?:\s+(?:morning|afternoon|evening|night)s?\b)?|weekend|week|month|morning|night|day)|"
                 rf"(?:on\s+)?{_WD_NAMES}s\b|{_WD_NAMES}\s+(?:mornings|afternoons|evenings|nights)\b)")
 
@@ -202,3 +202,31 @@ def year_part_span(expr: str, ref: date) -> tuple[date, date, str] | None:
     if part in ("mid", "middle of"):
         return date(y, 5, 1), date(y, 9, 1), f"mid {y}"
     return date(y, 9, 1), date(y + 1, 1, 1), f"late {y}"
+
+
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_SMALL = {"thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+          **{k: v for k, v in NUMBER_WORDS.items() if " " not in k and k not in ("a", "an", "few", "several")}}
+NUMBER_RE = (r"(?:(?:" + "|".join(_TENS) + r")(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?|"
+             + "|".join(sorted(_SMALL, key=len, reverse=True)) + ")")
+
+
+def numbers_to_digits(text: str) -> str:
+    """"forty years ago" -> "40 years ago", "twenty-five" -> "25" (before a unit of time)."""
+    def sub(m: re.Match[str]) -> str:
+        words = re.split(r"[\s-]", m.group(1).lower())
+        return str(sum(_TENS.get(w) or _SMALL.get(w, 0) for w in words)) + m.group(2)
+    return re.sub(rf"\b({NUMBER_RE})(\s+(?:days?|weeks?|fortnights?|months?|years?|decades?)\b)", sub, text, flags=re.I)
+
+
+def full_years(text: str, ref: date) -> str:
+    """"the summer of '69" -> "the summer of 1969": the latest such year not after `ref`'s;
+    "14 June next year" -> "14 June 2026"."""
+    def sub(m: re.Match[str]) -> str:
+        yy = int(m.group(1))
+        return str(2000 + yy if 2000 + yy <= ref.year else 1900 + yy)
+    text = re.sub(r"['’](\d\d)\b(?!s)", sub, text)
+    rel = re.search(r"\s+(next|last|this)\s+year$", text, re.I)
+    if rel and re.search(MONTH_RE, text):
+        text = text[:rel.start()] + f" {ref.year + {'next': 1, 'last': -1}.get(rel.group(1).lower(), 0)}"
+    return text

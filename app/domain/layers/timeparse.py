@@ -10,7 +10,9 @@ ambiguous forms (a bare weekday or month). dateparser does not know weekends, se
 counts ("a few weeks ago"); those few are computed here, weekends and seasons by the calendar the
 query shares (`app.domain.timeexpr`). Each resolution carries its granularity and the calendar range
 it covers ("last month" is the whole month, not one day), half-open like every span there:
-[range_start, range_end), so "May 2023" is 2023-05-01 .. 2023-06-01.
+[range_start, range_end), so "May 2023" is 2023-05-01 .. 2023-06-01. The calendar forms live in
+`timecal` (parts of a month, holidays, the tense) and `timeforms` (decades, "the second Saturday in
+January", fortnights, "the Friday after next", recurring expressions, which name no one day and are dropped).
 """
 from __future__ import annotations
 
@@ -53,12 +55,16 @@ from app.domain.layers.timeforms import (
     YEAR_PART_RE,
     decade_span,
     fortnights_to_weeks,
+    full_years,
+    numbers_to_digits,
     nth_weekday,
     ordinals_to_digits,
     shifted_span,
     year_part_span,
 )
 from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, relative_weekend, year_span
+
+_YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
 
 LAYER_VERSION = "timeparse/5"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
 # 4: "the 10th" before a function word ("till the 10th for work"), a month after for/to/from/till/before/after
@@ -76,22 +82,22 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(DECADE_RE, re.I), "absolute"),
     (re.compile(rf"\b(?:on\s+)?{_WD},?\s+(?:(?:the\s+)?{_ORD}\s+(?:of\s+)?{_MONTH_CAP}|{_MONTH_CAP}\s+{_ORD}\b|the\s+{_ORD}\b|\d{{1,2}}(?:st|nd|rd|th)\b)(?:,?\s+(?:19|20)\d\d\b)?", re.I), "absolute"),
     (re.compile(r"\b(?:19|20)\d\d-[01]\d-[0-3]\d\b"), "absolute"),
-    (re.compile(rf"\b(?:on\s+)?(?:the\s+)?{_ORD}\s+(?:of\s+)?{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d)?\b"), "absolute"),
-    (re.compile(rf"\b(?:on\s+)?{_MONTH_CAP}\s+{_ORD}\b(?:,?\s+(?:19|20)\d\d\b)?"), "absolute"),
+    (re.compile(rf"\b(?:on\s+)?(?:the\s+)?{_ORD}\s+(?:of\s+)?{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d\b|{_YEAR_WORD})?\b"), "absolute"),
+    (re.compile(rf"\b(?:on\s+)?{_MONTH_CAP}\s+{_ORD}\b(?:,?\s+(?:19|20)\d\d\b|{_YEAR_WORD})?"), "absolute"),
     (re.compile(rf"\b(?i:(?:(?:at|by|until|in|from)\s+)?(?:the\s+)?(?:{_PART}))[\s-]*{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d)?\b"), "relative"),
-    (re.compile(rf"\b(?i:in|during|since|by|until|till|of|last|next|this|for|to|from|before|after|around)\s+{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d)?\b"), "relative"),
+    (re.compile(rf"\b(?i:in|during|since|by|until|till|of|last|next|this|for|to|from|before|after|around)\s+{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d\b|{_YEAR_WORD})?\b"), "relative"),
     (re.compile(rf"\b{_MONTH_CAP}\s+(?:19|20)\d\d\b"), "absolute"),
     (re.compile(rf"\b(?i:your|the|my|our|their|his|her|{_SPAN_VERB})\s+{_MONTH_CAP}(?!\s+\d)"), "relative"),
-    (re.compile(r"\b(?:in|since|back in|during|by|until|of)\s+(?:19|20)\d\d\b", re.I), "absolute"),
+    (re.compile(rf"\b(?:the\s+)?{_SEASON}\s+(?:of\s+)?(?:(?:19|20)\d\d\b|['’]\d\d\b(?!s))", re.I), "absolute"),
+    (re.compile(r"\b(?:in|since|back in|during|by|until|of)\s+(?:(?:19|20)\d\d\b|['’]\d\d\b(?!s))", re.I), "absolute"),
+    (re.compile(r"\b(?:(?:at|by|until|before|from)\s+)?the\s+(?:end|beginning|start|middle)\s+of\s+(?:the|this|next|last)\s+month\b", re.I), "relative"),
     (re.compile(r"\b(?:the day before yesterday|the day after tomorrow|yesterday|today|tonight|tomorrow|last night|this (?:morning|afternoon|evening))\b", re.I), "relative"),
     (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+(?:ago|back|earlier)\b", re.I), "relative"),
     (re.compile(rf"\b(?:in|within)\s+(?:the\s+next\s+)?{_NUM}\s+{_UNIT}\b", re.I), "relative"),
     (re.compile(rf"\b(?:last|this past|this coming|the coming|this|next|past)\s+(?:week|weekend|month|year|{_SEASON}|{_WD})\b", re.I), "relative"),
     (re.compile(r"\b(?:(?:over|at|on|during|since|for|by|until|till)\s+)?the\s+weekend\b(?!\s+(?-i:[A-Z])|\s+of\b)", re.I), "relative"),
-    (re.compile(rf"\b(?:in|during|over|by|for|until)\s+(?:the\s+)?{_SEASON}\b(?!\s+(?:of\s+)?(?:19|20)\d\d)", re.I), "relative"),
-    (re.compile(rf"\b(?:the\s+)?{_SEASON}\s+(?:of\s+)?(?:19|20)\d\d\b", re.I), "absolute"),
+    (re.compile(rf"\b(?:in|during|over|by|for|until)\s+(?:the\s+)?{_SEASON}\b(?!\s+(?:of\s+)?(?:(?:19|20)\d\d|['’]\d\d))", re.I), "relative"),
     (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+from\s+(?:now|today)\b", re.I), "relative"),
-    (re.compile(r"\b(?:(?:at|by|until|before|from)\s+)?the\s+(?:end|beginning|start|middle)\s+of\s+(?:the|this|next|last)\s+month\b", re.I), "relative"),
     # "the 10th" but not "the 10th floor" / "her 5th birthday": a word after it must be a function word
     (re.compile(r"\b(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?!(?:for|to|and|or|at|in|on|until|till|through|"
                 r"with|but|so|because|when|if|then|we|I|you|he|she|they|it|is|was|instead|already|too)\b)[A-Za-z])", re.I), "relative"),
@@ -167,7 +173,7 @@ def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date,
     if re.fullmatch(DECADE_RE, expr.strip(), re.I):  # "the nineties"
         dec = decade_span(expr, base_day)
         return None if dec is None else (dec[0], dec[0], dec[1], "year", dec[2])
-    expr = fortnights_to_weeks(ordinals_to_digits(expr))
+    expr = full_years(fortnights_to_weeks(ordinals_to_digits(numbers_to_digits(expr))), base_day)
     expr = re.sub(rf"^((?:on\s+)?{_WD})\s+(?:night|morning|afternoon|evening|lunchtime)$", r"\1", expr.strip(), flags=re.I)
     cal = calendar_span(expr, base_day, prefer)
     if cal is not None:
