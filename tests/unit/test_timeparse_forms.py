@@ -189,3 +189,20 @@ def test_years_and_counts(text, start, end):
 def test_an_ordinal_weekday_of_every_month_is_recurring():
     assert [m for m in resolve_time_expressions("Bins go out the last Monday of every month.", WED_12_MAR_2025)
             if m.resolved] == []
+
+
+def test_the_following_day_counts_from_the_day_named_before_it():
+    got = spans("We land on April 3 and drive north the following Saturday.", WED_12_MAR_2025)
+    assert got[-1] == ("the following Saturday", "2025-04-05", "2025-04-06")
+    got = spans("The fair is on the 22nd and the tidy-up the next day.", WED_12_MAR_2025)
+    assert got[-1] == ("the next day", "2025-03-23", "2025-03-24")
+    # with no day before it, it names none
+    assert [m for m in resolve_time_expressions("The next day was calmer.", WED_12_MAR_2025) if m.resolved] == []
+
+
+@pytest.mark.parametrize("text, start", [
+    ("The alarm went off the night before last.", "2025-03-10"),
+    ("I last saw her two Sundays ago.", "2025-03-02"),
+])
+def test_counted_back_from_the_day_said(text, start):
+    assert one(text, WED_12_MAR_2025)[0] == start

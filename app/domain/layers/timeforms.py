@@ -108,6 +108,42 @@ SHIFTED_RE = (rf"\b(?:(?:on\s+)?the\s+{_REL}\s+(?:after\s+next|before\s+last)|{_
               rf"in\s+{_COUNT}\s+weekends?(?:['’]\s+time)?|"
               rf"a\s+week\s+(?:on|from|next|this)\s+{_WD_NAMES}|a\s+week\s+(?:today|tomorrow)|(?:on\s+)?{_WD_NAMES}\s+week(?![\w-])|"
               r"(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\s+of\s+(?:this|next|last)\s+month)")
+# "the following Saturday", "the Saturday after", "the next day", "the following week": after the day
+# named before it in the same text (else the day it is said); "the night before last", "two Saturdays ago"
+FOLLOWING_RE = (rf"\b(?:(?:on\s+)?the\s+(?:following\s+(?:{_WD_NAMES}|day|morning|week|weekend)|next\s+(?:day|morning))\b|"
+                rf"(?:on\s+)?the\s+{_WD_NAMES}\s+after\b(?!\s+(?:next|that|the|this|my|our|his|her|their|\w+ing)\b)|"
+                rf"the\s+(?:day|night)\s+before\s+last|{_COUNT}\s+{_WD_NAMES}s\s+ago)")
+
+
+def following_span(expr: str, anchor: date) -> tuple[date, date, str] | None:
+    low = re.sub(r"\s+", " ", expr.lower()).strip()
+    low = re.sub(r"^on ", "", low)
+    if re.fullmatch(r"the (?:day|night) before last", low):
+        d = anchor - timedelta(days=2)
+        return d, d + timedelta(days=1), "day"
+    m = re.fullmatch(rf"({_COUNT}) ({_WD_NAMES})s ago", low)
+    if m:  # "two Saturdays ago": a week before the latest Saturday
+        wd = list(calendar.day_name).index(m.group(2).capitalize())
+        d = anchor - timedelta(days=(anchor.weekday() - wd) % 7 or 7) - timedelta(weeks=_count(m.group(1)) - 1)
+        return d, d + timedelta(days=1), "day"
+    m = re.fullmatch(rf"the (?:(?:following|next) ({_WD_NAMES}|day|morning|week|weekend)|({_WD_NAMES}) after)", low)
+    if not m:
+        return None
+    what = m.group(1) or m.group(2)
+    if what in ("day", "morning"):
+        d = anchor + timedelta(days=1)
+        return d, d + timedelta(days=1), "day"
+    if what == "week":
+        s = anchor - timedelta(days=anchor.weekday()) + timedelta(weeks=1)
+        return s, s + timedelta(days=7), "week"
+    if what == "weekend":
+        s, e = _weekend_of(anchor)
+        return (s, e, "week") if s > anchor else (s + timedelta(weeks=1), e + timedelta(weeks=1), "week")
+    wd = list(calendar.day_name).index(what.capitalize())
+    d = anchor + timedelta(days=(wd - anchor.weekday()) % 7 or 7)
+    return d, d + timedelta(days=1), "day"
+
+
 # "early 2023", "mid-2024", "the end of the year", "the start of next year": the year's thirds, as a month's
 YEAR_PART_RE = (r"\b(?:the\s+)?(?:early|mid|late|end\s+of|beginning\s+of|start\s+of|middle\s+of)[\s-]+"
                 r"(?:(?:19|20)\d\d\b|(?:the|this|next|last)\s+year\b)")

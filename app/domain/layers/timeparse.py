@@ -49,11 +49,13 @@ from app.domain.layers.timecal import (
 from app.domain.layers.timeforms import (
     DAY_WORD_RE,
     DECADE_RE,
+    FOLLOWING_RE,
     NTH_WEEKDAY_RE,
     RECURRING_RE,
     SHIFTED_RE,
     YEAR_PART_RE,
     decade_span,
+    following_span,
     fortnights_to_weeks,
     full_years,
     numbers_to_digits,
@@ -76,6 +78,7 @@ LAYER_VERSION = "timeparse/5"  # 2: ranges are half-open [range_start, range_end
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(NTH_WEEKDAY_RE, re.I), "relative"),
     (re.compile(SHIFTED_RE, re.I), "relative"),
+    (re.compile(FOLLOWING_RE, re.I), "relative"),
     (re.compile(YEAR_PART_RE, re.I), "relative"),
     (re.compile(RECURRING_RE, re.I), "recurring"),  # taken so its weekday is not read as a date, then dropped
     (re.compile(DAY_WORD_RE), "absolute"),
@@ -260,6 +263,11 @@ def resolve_time_expressions(text: str, base: datetime) -> list[TimeMention]:
             prev = next((m for m in reversed(out) if m.resolved and m.granularity == "day" and m.date), None)
             anchor = date.fromisoformat(prev.date) if prev else base.date()
             res = nth_day(anchor, int(nth.group(1)), "future" if prev else prefer)
+        elif re.fullmatch(FOLLOWING_RE, surface.strip(), re.I):  # "the following Saturday": after the day before it
+            prev = next((m for m in reversed(out) if m.resolved and m.granularity == "day" and m.date), None)
+            own = re.search(r"(?i)\b(?:before last|ago)$", surface.strip())  # counted from the day it is said
+            fl = following_span(surface, base.date() if own else date.fromisoformat(prev.date)) if own or prev else None
+            res = None if fl is None else (fl[0], fl[0], fl[1], fl[2])  # type: ignore[assignment]
         else:
             res = _resolve_cached(surface, base.date(), prefer)
         if res is None:
