@@ -206,3 +206,13 @@ def test_the_following_day_counts_from_the_day_named_before_it():
 ])
 def test_counted_back_from_the_day_said(text, start):
     assert one(text, WED_12_MAR_2025)[0] == start
+
+
+@pytest.mark.parametrize("text, start", [
+    ("I'm so excited about Thursday!", "2025-03-13"),  # a state after "am", not a past
+    ("The library is closed on Good Friday.", "2025-04-18"),
+    ("She's moved her things out on Monday.", "2025-03-10"),  # "'s moved" is "has moved": a past
+    ("The final is on April the 26th.", "2025-04-26"),
+])
+def test_states_are_not_pasts(text, start):
+    assert one(text, WED_12_MAR_2025)[0] == start

@@ -89,6 +89,9 @@ _PAST_SAME = re.compile(
 _ARRANGED = re.compile(r"\b(?:confirm(?:ed|s)?|book(?:ed|s)?|cancel(?:l?ed|s)?|postpone[ds]?|reschedul(?:ed|es|e)|"
                        r"arrange[ds]?|schedul(?:ed|es|e)|pencill?ed)\b", re.I)
 _PAST_SURE = re.compile(r"\b(?:ago|yesterday|last|earlier|already|before)\b", re.I)
+# "I'm excited", "the office is closed": a state, not a past ("'s" is left alone: "she's moved" is a past)
+_BE_PARTICIPLE = re.compile(r"(?:\b(?:am|is|are|be|being)|['’](?:m|re))\s+(?:not\s+|now\s+|still\s+|so\s+|really\s+|"
+                            r"very\s+|all\s+|fully\s+|already\s+)?[a-z]+ed\b", re.I)
 _FUTURE_SOFT = re.compile(
     r"\b(plan|plans|planning|planned to|hope to|hoping to|intend|intending|want to|wants to|would like to|'d like to|"
     r"expect|expecting|scheduled|booked|set for|due)\b",
@@ -100,7 +103,8 @@ def sentence_tense(sentence: str) -> str | None:
     """"future", "past" or None (no sign either way) for one sentence."""
     if _FUTURE_STRONG.search(sentence):
         return "future"
-    if _PAST_RE.search(sentence) or _PAST_SAME.search(sentence):
+    present = _BE_PARTICIPLE.sub(" ", sentence)  # "I'm excited", "the office is closed": a state, not a past
+    if _PAST_RE.search(present) or _PAST_SAME.search(present):
         return "past"
     if _FUTURE_SOFT.search(sentence):
         return "future"
@@ -334,6 +338,7 @@ def tense_around(text: str, start: int, end: int) -> str | None:
     sent = sentence_around(text, start, end)
     off = text.find(sent) if sent else 0
     s0, e0 = start - off, end - off
+    sent = _BE_PARTICIPLE.sub(lambda m: " " * len(m.group(0)), sent)  # "I'm so excited": no past, no clause break
     left = max((m.end() for m in _CLAUSE_END.finditer(sent, 0, max(0, s0))), default=0)
     right = _CLAUSE_END.search(sent, max(0, e0))
     clause = sent[left : right.start() if right else len(sent)]

@@ -86,7 +86,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?:on\s+)?{_WD},?\s+(?:(?:the\s+)?{_ORD}\s+(?:of\s+)?{_MONTH_CAP}|{_MONTH_CAP}\s+{_ORD}\b|the\s+{_ORD}\b|\d{{1,2}}(?:st|nd|rd|th)\b)(?:,?\s+(?:19|20)\d\d\b)?", re.I), "absolute"),
     (re.compile(r"\b(?:19|20)\d\d-[01]\d-[0-3]\d\b"), "absolute"),
     (re.compile(rf"\b(?:on\s+)?(?:the\s+)?{_ORD}\s+(?:of\s+)?{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d\b|{_YEAR_WORD})?\b"), "absolute"),
-    (re.compile(rf"\b(?:on\s+)?{_MONTH_CAP}\s+{_ORD}\b(?:,?\s+(?:19|20)\d\d\b|{_YEAR_WORD})?"), "absolute"),
+    (re.compile(rf"\b(?:on\s+)?{_MONTH_CAP}\s+(?:the\s+)?{_ORD}\b(?:,?\s+(?:19|20)\d\d\b|{_YEAR_WORD})?"), "absolute"),
     (re.compile(rf"\b(?i:(?:(?:at|by|until|in|from)\s+)?(?:the\s+)?(?:{_PART}))[\s-]*{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d)?\b"), "relative"),
     (re.compile(rf"\b(?i:in|during|since|by|until|till|of|last|next|this|for|to|from|before|after|around)\s+{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d\b|{_YEAR_WORD})?\b"), "relative"),
     (re.compile(rf"\b{_MONTH_CAP}\s+(?:19|20)\d\d\b"), "absolute"),
@@ -177,6 +177,7 @@ def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date,
         dec = decade_span(expr, base_day)
         return None if dec is None else (dec[0], dec[0], dec[1], "year", dec[2])
     expr = full_years(fortnights_to_weeks(ordinals_to_digits(numbers_to_digits(expr))), base_day)
+    expr = re.sub(rf"({_MONTH_CAP})\s+the\s+(?=\d)", r"\1 ", expr)  # "March the 22nd"
     expr = re.sub(rf"^((?:on\s+)?{_WD})\s+(?:night|morning|afternoon|evening|lunchtime)$", r"\1", expr.strip(), flags=re.I)
     cal = calendar_span(expr, base_day, prefer)
     if cal is not None:
