@@ -116,6 +116,11 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:the other (?:day|week|night)|a while (?:ago|back)|some time ago|not long ago)\b", re.I), "vague"),
 ]
 
+# a month's name, capitalised, in patterns that read case (the month is the only way they can match)
+_MONTH_WORD = re.compile(r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)")
+_MONTH_PATTERNS = {rx.pattern for rx, _ in _PATTERNS if not rx.flags & re.I and (
+    _MONTH_CAP in rx.pattern or "January|February|July" in rx.pattern)}
+_UNIT_PATTERNS = {rx.pattern for rx, _ in _PATTERNS if _UNIT in rx.pattern}  # "N days ago", "in N weeks": need a unit
 _WD_FULL = {d[:3]: d for d in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")}
 
 
@@ -133,10 +138,30 @@ class TimeMention:
     label: str | None = None  # "6 May 2023", "week of 1 May 2023", "April 2023", "summer 2022"
 
 
+# A pattern whose needle a text lacks cannot match it; the needles are cheap, the patterns are not.
+_UNIT_WORD = re.compile(r"(?:day|week|fortnight|month|year)s?\b", re.I)
+_NEEDLES: dict[str, re.Pattern[str]] = {
+    NTH_WEEKDAY_RE: re.compile(r"day\s+(?:in|of)\b", re.I),
+    SHIFTED_RE: re.compile(r"week|month|after\s+next|before\s+last|year", re.I),
+    FOLLOWING_RE: re.compile(r"following|next\s+(?:day|morning)|before\s+last|\bago\b|\bafter\b", re.I),
+    YEAR_PART_RE: re.compile(r"(?:19|20)\d\d|\byear\b", re.I),
+    RECURRING_RE: re.compile(r"every|days\b|day\s+(?:morning|afternoon|evening|night)s", re.I),
+    DAY_WORD_RE: re.compile(r"(?:first|second|third|[a-z]th)\b", re.I),
+    DECADE_RE: re.compile(r"\d0['’]?s\b|ties\b|noughties|aughts", re.I),
+}
+_NEEDLES.update({rx.pattern: re.compile("weekend", re.I) for rx, _ in _PATTERNS if "the\\s+weekend" in rx.pattern})
+
+
 def find_time_expressions(text: str) -> list[tuple[int, int, str, str]]:
     """(start, end, surface, kind) for every time expression, non-overlapping, in text order."""
     taken: list[tuple[int, int, str, str]] = []
+    has_unit = _UNIT_WORD.search(text) is not None
+    has_month = _MONTH_WORD.search(text) is not None
     for rx, kind in _PATTERNS:
+        needle = _NEEDLES.get(rx.pattern)
+        if (needle is not None and not needle.search(text)) or (not has_unit and rx.pattern in _UNIT_PATTERNS) \
+                or (not has_month and rx.pattern in _MONTH_PATTERNS):
+            continue
         for m in rx.finditer(text):
             s, e = m.span()
             if any(s < te and ts < e for ts, te, _, _ in taken):
