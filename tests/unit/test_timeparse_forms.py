@@ -31,6 +31,7 @@ def one(text: str, base: datetime) -> tuple[str | None, str | None]:
     ("The lease is yours from the first of April.", "2025-04-01", "2025-04-02"),
     ("We signed on the twenty-third of February.", "2025-02-23", "2025-02-24"),
     ("Her party is on June the third.", "2025-06-03", "2025-06-04"),
+    ("The first of May suits everyone.", "2025-05-01", "2025-05-02"),  # at a sentence's start
     # decades: a century left out is the latest before the present decade
     ("My dad ran the shop through the eighties.", "1980-01-01", "1990-01-01"),
     ("That song was everywhere in the '70s.", "1970-01-01", "1980-01-01"),

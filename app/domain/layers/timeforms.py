@@ -32,7 +32,7 @@ NTH_WEEKDAY_RE = (rf"\b(?:on\s+)?the\s+{_NTH}\s+{_WD_NAMES}\s+(?:in|of)\s+(?:{MO
                   r"(?:the|this|next|last)\s+month\b)")
 
 # Days of a month in words: "the first of October", "October the first", "May twenty-third"
-DAY_WORD_RE = (rf"\b(?:on\s+)?(?:the\s+{ORD_WORD_RE}\s+of\s+{MONTH_RE}|{MONTH_RE}\s+(?:the\s+)?{ORD_WORD_RE}\b)"
+DAY_WORD_RE = (rf"\b(?i:on\s+)?(?:(?i:the\s+{ORD_WORD_RE}\s+of)\s+{MONTH_RE}|{MONTH_RE}\s+(?i:(?:the\s+)?{ORD_WORD_RE})\b)"
                r"(?:,?\s+(?:19|20)\d\d\b)?")
 
 # What recurs names no one day; matched only to keep its weekday from being read as a date
