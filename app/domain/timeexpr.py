@@ -6,11 +6,10 @@ One convention for every span: half-open, [start, end). "May 2023" is [1 May 202
 query (the intent router) asks with it, so a date written at ingest and a window asked at query time
 compare without an off-by-one day.
 
-Here: the shared tables (months, seasons, weekdays, number words), the spans of a day, week, month,
-season and year, the relative seasons and weekends ("last summer", "this weekend"), which both sides
-resolve alike, and the question's window: its expression ("last summer", "in May 2023",
-"yesterday", "between March and June", "before 2022") resolved against a reference time, and the
-tests of a time or a span against it. Pure functions; no I/O.
+Here: the shared tables, the spans of a day, week, month, season, year and decade ("the nineties"),
+the relative seasons and weekends ("last summer", "this weekend") both sides resolve alike, and the
+question's window ("in May 2023", "between March and June", "before 2022") against a reference time,
+with the tests of a time or a span against it. Pure functions; no I/O.
 """
 from __future__ import annotations
 
@@ -28,7 +27,7 @@ MONTHS["sept"] = 9
 # Month names only when capitalised ("may" is also a verb, "march" a noun).
 MONTH_RE = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
-    r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
+    r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?"  # "Mar" but not "Marine"
 )
 ORD_RE = r"\d{1,2}(?:st|nd|rd|th)?"
 YEAR_RE = r"(?:19|20)\d\d"
@@ -114,6 +113,29 @@ def relative_weekend(ref: date, which: str) -> Span:
     return sat, sat + timedelta(days=2)
 
 
+_DECADE_WORDS = {"twenties": 20, "thirties": 30, "forties": 40, "fifties": 50, "sixties": 60, "seventies": 70,
+                 "eighties": 80, "nineties": 90, "noughties": 0, "aughts": 0}
+# "the nineties", "the '90s", "the 1990s", "the early 2000s"; "her thirties" is an age: words need "the"
+DECADE_RE = (r"(?:(?:the\s+)?(?:(?:early|mid|late)[\s-]+)?(?:19|20)\d0['’]?s\b|the\s+(?:(?:early|mid|late)[\s-]+)?"
+             r"(?:['’]?\d0['’]?s\b|(?:" + "|".join(_DECADE_WORDS) + r")\b))")
+
+
+def decade_span(expr: str, ref: date) -> tuple[date, date, str] | None:
+    """[start, end) of a decade and its label; without its century, the latest before the reference's
+    own ("the twenties" said in 2025: the 1920s); early / mid / late: its first, middle, last 4 years."""
+    low = expr.lower().replace("’", "'")
+    m, m2 = re.search(r"((?:19|20)\d0)'?s\b", low), re.search(r"'?(\d0)'?s\b", low)
+    yy = int(m2.group(1)) if m2 else next((v for k, v in _DECADE_WORDS.items() if re.search(rf"\b{k}\b", low)), None)
+    if m is None and yy is None:
+        return None
+    start = int(m.group(1)) if m else 2000 + yy if 2000 + yy < ref.year - ref.year % 10 else 1900 + yy  # type: ignore[operator]
+    s, e = start, start + 10
+    part = re.search(r"\b(early|mid|late)\b", low)
+    if part:
+        s, e = {"early": (s, s + 4), "mid": (s + 3, s + 7), "late": (s + 6, s + 10)}[part.group(1)]
+    return date(s, 1, 1), date(e, 1, 1), f"{part.group(1) + ' ' if part else ''}{start}s"
+
+
 # ------------------------------------------------------------------ a question's window
 
 _NUM = r"(?:\d+|a couple of|a couple|a few|several|few|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
@@ -134,7 +156,8 @@ _ATOMS: list[tuple[str, re.Pattern[str]]] = [
     ("in_season", re.compile(r"\b(?:in|during|over)\s+(?:the\s+)?(spring|summer|fall|autumn|winter)\b", re.I)),
     ("day_word", re.compile(r"\b(the\s+day\s+before\s+yesterday|yesterday|today|tonight|last\s+night|"
                             r"this\s+(?:morning|afternoon|evening)|tomorrow)\b", re.I)),
-    ("ago", re.compile(rf"\b({_NUM})\s+(day|week|month|year)s?\s+(?:ago|back|earlier)\b", re.I)),
+    ("ago", re.compile(rf"\b({_NUM})\s+(day|week|fortnight|month|year)s?\s+(?:ago|back|earlier)\b", re.I)),
+    ("decade", re.compile(DECADE_RE, re.I)),
     ("rel_unit", re.compile(r"\b(last|this|next|past|this\s+past|previous)\s+(week|weekend|month|year)\b", re.I)),
     ("weekday", re.compile(r"\b(last|this\s+past|past|this|next|on)\s+(monday|tuesday|wednesday|thursday|friday|"
                            r"saturday|sunday)\b", re.I)),
@@ -227,8 +250,8 @@ def _resolve_atom(kind: str, m: re.Match[str], ref: date, future: bool = False) 
             unit = g[1].lower()
             if unit == "day":
                 return day_span(ref - timedelta(days=n))
-            if unit == "week":
-                return week_span(ref - timedelta(weeks=n))
+            if unit in ("week", "fortnight"):
+                return week_span(ref - timedelta(weeks=n * (2 if unit == "fortnight" else 1)))
             if unit == "month":
                 mo, y = ref.month - n, ref.year
                 while mo < 1:
@@ -260,6 +283,9 @@ def _resolve_atom(kind: str, m: re.Match[str], ref: date, future: bool = False) 
             return day_span(d)
         if kind == "year":
             return year_span(int(next(x for x in g if x)))
+        if kind == "decade":
+            dec = decade_span(m.group(0), ref)
+            return None if dec is None else dec[:2]
     except (ValueError, KeyError, StopIteration):
         return None
     return None

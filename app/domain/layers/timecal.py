@@ -11,6 +11,7 @@ import re
 from datetime import date, timedelta
 from typing import Literal
 
+from app.domain.layers.timeforms import EASTER_DAYS, EASTER_RE, NUMBER_RE, easter_day
 from app.domain.timeexpr import (
     MONTH_RE,
     MONTHS,
@@ -25,8 +26,8 @@ from app.domain.timeexpr import (
 
 Granularity = Literal["day", "week", "month", "season", "year"]
 
-_NUM = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple of|a couple|few|several)"
-_UNIT = r"(?:days?|weeks?|months?|years?)"
+_NUM = r"(?:\d+|" + NUMBER_RE + r"|a|an|a few|a couple of|a couple|few|several)"  # "forty years ago"
+_UNIT = r"(?:days?|weeks?|fortnights?|months?|years?)"
 # abbreviations only when capitalised: "sat" is a verb, "Sat" a day
 _WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|(?-i:Mon|Tues?|Wed|Thur?s?|Fri|Sat)\b\.?)"
 _SEASON = r"(?:summer|winter|spring|fall|autumn)"
@@ -37,9 +38,12 @@ _PART = r"early|mid|middle\s+of|late|end\s+of|beginning\s+of|start\s+of"
 _HOLIDAYS = {"christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25), "new year's eve": (12, 31),
              "new years eve": (12, 31), "new year's day": (1, 1), "new years day": (1, 1), "halloween": (10, 31),
              "valentine's day": (2, 14), "valentines day": (2, 14), "valentine's": (2, 14), "independence day": (7, 4),
-             "the fourth of july": (7, 4), "fourth of july": (7, 4), "thanksgiving": (11, 0)}
-_HOLIDAY = "|".join(re.escape(h).replace("'", "['’]?") for h in sorted(_HOLIDAYS, key=len, reverse=True))
+             "the fourth of july": (7, 4), "fourth of july": (7, 4), "thanksgiving": (11, 0), "boxing day": (12, 26), "bonfire night": (11, 5),
+             "st patrick's day": (3, 17), "st. patrick's day": (3, 17)}
+_HOLIDAY = "|".join(re.escape(h).replace("'", "['’]?") for h in sorted(_HOLIDAYS, key=len, reverse=True)) + "|" + EASTER_RE
 
+# words before a month that spend it: "spent August there", "all December"
+_SPAN_VERB = r"spent|spend|spending|all|whole|through|throughout|over|across|into"
 _FUZZY = {"a few": "3", "few": "3", "several": "3", "a couple of": "2", "a couple": "2"}
 
 
@@ -63,13 +67,31 @@ _FUTURE_STRONG = re.compile(
     re.I,
 )
 _PAST_RE = re.compile(
-    r"\b(was|were|went|did|had|got|came|ago|yesterday|last|used to|made|took|saw|met|left|began|bought|split up|"
+    r"\b(was|were|been|went|did|had|(?<!'ve )(?<!’ve )(?<!have )(?<!has )(?<!'s )(?<!’s )got|came|thanks? (?:you )?for \w+ing|ago|yesterday|last|used to|made|took|saw|met|left|began|bought|split up|"
     r"ran|won|lost|told|felt|spent|gave|found|thought|drove|flew|said|sent|built|wrote|heard|kept|brought|caught|"
     r"taught|sold|paid|ate|drank|slept|woke|sat|stood|grew|knew|threw|wore|swam|sang|forgot|became|broke|chose|fell|"
+    r"spoke|rang|rode|led|lent|fought|shook|stole|struck|tore|hid|blew|dug|hung|laid|dealt|sank|swore|understood|froze|"
+    r"wept|swept|slid|sprang|overslept|mistook|withdrew|arose|awoke|clung|crept|drew|flung|forgave|knelt|leapt|learnt|"
+    r"spun|stung|strode|sought|"
     r"born|(?!(?:need|feed|seed|speed|indeed|embed|shed|"
     r"hundred|red|bed|wed|proceed|exceed|succeed|breed|bleed|weed|greed|freed|fled)\b)[a-z]{2,}ed)\b",
     re.I,
 )
+# Verbs whose past is their base form ("a pipe burst", "I quit in June") read as past right after a
+# subject (a pronoun or a determined noun), not after "to", a modal or "do" ("I want to quit", "it might burst")
+_PAST_SAME = re.compile(
+    r"\b(?:i|we|you|he|she|they|it|(?:the|a|an|my|our|his|her|their|your|its)\s+[a-z]+)\s+"
+    r"(?:just\s+|finally\s+|actually\s+)?(?:burst|hit|hurt|quit|cut|shut|split|spread)\b",
+    re.I,
+)
+# An arrangement is about what is still to come even when told in the past: "confirmed us for May 17",
+# "my flight on October 12 was cancelled"
+_ARRANGED = re.compile(r"\b(?:confirm(?:ed|s)?|book(?:ed|s)?|cancel(?:l?ed|s)?|postpone[ds]?|reschedul(?:ed|es|e)|"
+                       r"arrange[ds]?|schedul(?:ed|es|e)|pencill?ed)\b", re.I)
+_PAST_SURE = re.compile(r"\b(?:ago|yesterday|last|earlier|already|before)\b", re.I)
+# "I'm excited", "the office is closed": a state, not a past ("'s" is left alone: "she's moved" is a past)
+_BE_PARTICIPLE = re.compile(r"(?:\b(?:am|is|are|be|being)|['’](?:m|re))\s+(?:not\s+|now\s+|still\s+|so\s+|really\s+|"
+                            r"very\s+|all\s+|fully\s+|already\s+)?[a-z]+ed\b", re.I)
 _FUTURE_SOFT = re.compile(
     r"\b(plan|plans|planning|planned to|hope to|hoping to|intend|intending|want to|wants to|would like to|'d like to|"
     r"expect|expecting|scheduled|booked|set for|due)\b",
@@ -81,7 +103,8 @@ def sentence_tense(sentence: str) -> str | None:
     """"future", "past" or None (no sign either way) for one sentence."""
     if _FUTURE_STRONG.search(sentence):
         return "future"
-    if _PAST_RE.search(sentence):
+    present = _BE_PARTICIPLE.sub(" ", sentence)  # "I'm excited", "the office is closed": a state, not a past
+    if _PAST_RE.search(present) or _PAST_SAME.search(present):
         return "past"
     if _FUTURE_SOFT.search(sentence):
         return "future"
@@ -108,6 +131,12 @@ def pick_year(mo: int, day: int, ref: date, prefer: str) -> int:
 
 def weekday_num(token: str) -> int:
     return [d[:3] for d in calendar.day_name].index(token.strip(" .,").lower()[:3].capitalize())
+
+
+def weekday_near(ref: date, wd: int) -> date:
+    """The weekday `wd` nearest to `ref` (`ref` itself when it is one): "Happy Friday!"."""
+    ahead = (wd - ref.weekday()) % 7
+    return ref + timedelta(days=ahead if ahead <= 3 else ahead - 7)
 
 
 def weekday_the_nth(ref: date, wd: int, day: int, prefer: str) -> date | None:
@@ -170,7 +199,7 @@ def calendar_span(expr: str, base_day: date, prefer: str) -> tuple[date, date, d
         word = re.sub(r"\s+", " ", m.group(1).lower())
         word = {"beginning of": "early", "start of": "early", "middle of": "mid", "end of": "late"}.get(word, word)
         return s + (e - s) // 2, s, e, "month", f"{word} {calendar.month_name[mo]} {y}"
-    m = re.fullmatch(rf"(?:on )?({_WD}),? (?:(?:the )?({_ORD}) (?:of )?({_MONTH_CAP})|({_MONTH_CAP}) ({_ORD})|the ({_ORD}))(?:,? ((?:19|20)\d\d))?", text, re.I)
+    m = re.fullmatch(rf"(?:on )?({_WD}),? (?:(?:the )?({_ORD}) (?:of )?({_MONTH_CAP})|({_MONTH_CAP}) ({_ORD})|(?:the )?({_ORD}))(?:,? ((?:19|20)\d\d))?", text, re.I)
     if m:
         wd = weekday_num(m.group(1))
         day = int(re.sub(r"\D", "", m.group(2) or m.group(5) or m.group(6)))
@@ -191,13 +220,13 @@ def calendar_span(expr: str, base_day: date, prefer: str) -> tuple[date, date, d
             if d is None:
                 return None
         return d, d, d + timedelta(days=1), "day", label(d, "day")
-    m = re.fullmatch(rf"(?:your|the|my|our|their|his|her|this|that) ({_MONTH_CAP})", text)
+    m = re.fullmatch(rf"(?:(?i:your|the|my|our|their|his|her|this|that|{_SPAN_VERB}) )?({_MONTH_CAP})", text)
     if m:
         mo = MONTHS[m.group(1).lower().rstrip(".")]
         y = pick_year(mo, 0, base_day, prefer)
         s, e = month_span(y, mo)
         return s, s, e, "month", f"{calendar.month_name[mo]} {y}"
-    m = re.fullmatch(rf"(in|during|since|by|until|till|of|last|next|this|for|to|from|before|after|around) ({_MONTH_CAP})", text)
+    m = re.fullmatch(rf"((?i:in|during|since|by|until|till|of|last|next|this|for|to|from|before|after|around)) ({_MONTH_CAP})", text)
     if m:
         which, mo = m.group(1).lower(), MONTHS[m.group(2).lower().rstrip(".")]
         if which == "last":
@@ -246,10 +275,12 @@ def calendar_span(expr: str, base_day: date, prefer: str) -> tuple[date, date, d
         key = m.group(1).lower().replace("’", "'")
         key = key if key in _HOLIDAYS else key.replace("new years", "new year's").replace("valentines", "valentine's")
         mo, dd = _HOLIDAYS.get(key, (0, 0))
-        if not mo:
+        if not mo and key not in EASTER_DAYS:
             return None
 
         def day_of(y: int) -> date:
+            if key in EASTER_DAYS:
+                return easter_day(key, y)
             if dd:
                 return date(y, mo, dd)
             first = date(y, 11, 1)  # Thanksgiving: the fourth Thursday of November
@@ -307,12 +338,20 @@ def tense_around(text: str, start: int, end: int) -> str | None:
     sent = sentence_around(text, start, end)
     off = text.find(sent) if sent else 0
     s0, e0 = start - off, end - off
+    sent = _BE_PARTICIPLE.sub(lambda m: " " * len(m.group(0)), sent)  # "I'm so excited": no past, no clause break
     left = max((m.end() for m in _CLAUSE_END.finditer(sent, 0, max(0, s0))), default=0)
     right = _CLAUSE_END.search(sent, max(0, e0))
     clause = sent[left : right.start() if right else len(sent)]
     if re.search(r"\bsince\s+(?:the\s+|my\s+|our\s+|last\s+)?(?:\w+\s+)?$", sent[max(0, s0 - 30):max(0, s0)], re.I):
         return "past"
-    rest = clause[:max(0, s0 - left)] + clause[max(0, e0 - left):]
-    if not re.search(r"[A-Za-z]{2,}", rest):  # "On Saturday, we went hiking": the sentence decides
-        return sentence_tense(sent)
-    return sentence_tense(clause)
+    before, after = clause[:max(0, s0 - left)], clause[max(0, e0 - left):]
+    if not re.search(r"[A-Za-z]{2,}", before + after):  # "On Saturday, we went hiking": the sentence decides
+        clause, before, after = sent, sent[:max(0, s0)], sent[max(0, e0):]
+    tense = sentence_tense(clause)
+    # what an arrangement is for is ahead even when told in the past: "confirmed us for May 17", "my flight
+    # on the 12th was cancelled"; not the day of the act itself ("I booked the tickets on Monday")
+    for_it = re.search(r"(?i)\bfor\s*$", before) or re.match(r"(?i)for\b", text[start:end])
+    if tense == "past" and not _PAST_SURE.search(before + after) and (
+            _ARRANGED.search(after) or (for_it and _ARRANGED.search(before))):
+        return "future"
+    return tense

@@ -10,14 +10,16 @@ ambiguous forms (a bare weekday or month). dateparser does not know weekends, se
 counts ("a few weeks ago"); those few are computed here, weekends and seasons by the calendar the
 query shares (`app.domain.timeexpr`). Each resolution carries its granularity and the calendar range
 it covers ("last month" is the whole month, not one day), half-open like every span there:
-[range_start, range_end), so "May 2023" is 2023-05-01 .. 2023-06-01.
+[range_start, range_end), so "May 2023" is 2023-05-01 .. 2023-06-01. The calendar forms live in
+`timecal` (parts of a month, holidays, the tense) and `timeforms` (decades, "the second Saturday in
+January", fortnights, "the Friday after next", recurring expressions, which name no one day and are dropped).
 """
 from __future__ import annotations
 
 import calendar
 import re
-from dataclasses import dataclass
-from datetime import date, datetime
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Iterable
 
@@ -30,6 +32,7 @@ from app.domain.layers.timecal import (
     _NUM,
     _ORD,
     _PART,
+    _SPAN_VERB,
     _SEASON,
     _UNIT,
     _WD,
@@ -37,38 +40,75 @@ from app.domain.layers.timecal import (
     calendar_span,
     label,
     nth_day,
+    pick_year,
     sentence_tense,  # noqa: F401  (re-exported: the tense rule callers read from here)
     tense_around,
+    weekday_near,
+    weekday_num,
+)
+from app.domain.layers.timeforms import (
+    DAY_WORD_RE,
+    DECADE_RE,
+    FOLLOWING_RE,
+    NTH_WEEKDAY_RE,
+    RECURRING_RE,
+    SHIFTED_RE,
+    YEAR_PART_RE,
+    decade_span,
+    following_span,
+    fortnights_to_weeks,
+    full_years,
+    numbers_to_digits,
+    nth_weekday,
+    ordinals_to_digits,
+    shifted_span,
+    year_part_span,
 )
 from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, relative_weekend, year_span
 
-LAYER_VERSION = "timeparse/4"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
+_YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
+
+LAYER_VERSION = "timeparse/5"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
 # 4: "the 10th" before a function word ("till the 10th for work"), a month after for/to/from/till/before/after
+# 5: the forms of timeforms (decades, "the second Saturday in January", fortnights, "the Friday after next",
+#    recurring expressions dropped), "the weekend" by tense, more tense cues
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(rf"\b(?:on\s+)?{_WD},?\s+(?:(?:the\s+)?{_ORD}\s+(?:of\s+)?{_MONTH_CAP}|{_MONTH_CAP}\s+{_ORD}\b|the\s+{_ORD}\b)(?:,?\s+(?:19|20)\d\d\b)?", re.I), "absolute"),
-    (re.compile(rf"\b(?:on\s+)?(?:the\s+)?{_ORD}\s+(?:of\s+)?{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d)?\b"), "absolute"),
-    (re.compile(rf"\b(?:on\s+)?{_MONTH_CAP}\s+{_ORD}\b(?:,?\s+(?:19|20)\d\d\b)?"), "absolute"),
+    (re.compile(NTH_WEEKDAY_RE, re.I), "relative"),
+    (re.compile(SHIFTED_RE, re.I), "relative"),
+    (re.compile(FOLLOWING_RE, re.I), "relative"),
+    (re.compile(YEAR_PART_RE, re.I), "relative"),
+    (re.compile(RECURRING_RE, re.I), "recurring"),  # taken so its weekday is not read as a date, then dropped
+    (re.compile(DAY_WORD_RE), "absolute"),
+    (re.compile(DECADE_RE, re.I), "absolute"),
+    (re.compile(rf"\b(?:on\s+)?{_WD},?\s+(?:(?:the\s+)?{_ORD}\s+(?:of\s+)?{_MONTH_CAP}|{_MONTH_CAP}\s+{_ORD}\b|the\s+{_ORD}\b|\d{{1,2}}(?:st|nd|rd|th)\b)(?:,?\s+(?:19|20)\d\d\b)?", re.I), "absolute"),
+    (re.compile(r"\b(?:19|20)\d\d-[01]\d-[0-3]\d\b"), "absolute"),
+    (re.compile(rf"\b(?:on\s+)?(?:the\s+)?{_ORD}\s+(?:of\s+)?{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d\b|{_YEAR_WORD})?\b"), "absolute"),
+    (re.compile(rf"\b(?:on\s+)?{_MONTH_CAP}\s+(?:the\s+)?{_ORD}\b(?:,?\s+(?:19|20)\d\d\b|{_YEAR_WORD})?"), "absolute"),
     (re.compile(rf"\b(?i:(?:(?:at|by|until|in|from)\s+)?(?:the\s+)?(?:{_PART}))[\s-]*{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d)?\b"), "relative"),
-    (re.compile(rf"\b(?:in|during|since|by|until|till|of|last|next|this|for|to|from|before|after|around)\s+{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d)?\b"), "relative"),
+    (re.compile(rf"\b(?i:in|during|since|by|until|till|of|last|next|this|for|to|from|before|after|around)\s+{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d\b|{_YEAR_WORD})?\b"), "relative"),
     (re.compile(rf"\b{_MONTH_CAP}\s+(?:19|20)\d\d\b"), "absolute"),
-    (re.compile(rf"\b(?i:your|the|my|our|their|his|her)\s+{_MONTH_CAP}(?!\s+\d)"), "relative"),
-    (re.compile(r"\b(?:in|since|back in|during|by|until|of)\s+(?:19|20)\d\d\b", re.I), "absolute"),
+    (re.compile(rf"\b(?i:your|the|my|our|their|his|her|{_SPAN_VERB})\s+{_MONTH_CAP}(?!\s+\d)"), "relative"),
+    (re.compile(rf"\b(?:the\s+)?{_SEASON}\s+(?:of\s+)?(?:(?:19|20)\d\d\b|['’]\d\d\b(?!s))", re.I), "absolute"),
+    (re.compile(r"\b(?:in|since|back in|during|by|until|of)\s+(?:(?:19|20)\d\d\b|['’]\d\d\b(?!s))", re.I), "absolute"),
+    (re.compile(r"\b(?:(?:at|by|until|before|from)\s+)?the\s+(?:end|beginning|start|middle)\s+of\s+(?:the|this|next|last)\s+month\b", re.I), "relative"),
     (re.compile(r"\b(?:the day before yesterday|the day after tomorrow|yesterday|today|tonight|tomorrow|last night|this (?:morning|afternoon|evening))\b", re.I), "relative"),
     (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+(?:ago|back|earlier)\b", re.I), "relative"),
     (re.compile(rf"\b(?:in|within)\s+(?:the\s+next\s+)?{_NUM}\s+{_UNIT}\b", re.I), "relative"),
-    (re.compile(rf"\b(?:last|this past|this|next|past)\s+(?:week|weekend|month|year|{_SEASON}|{_WD})\b", re.I), "relative"),
-    (re.compile(rf"\b(?:in|during|over|by|for|until)\s+(?:the\s+)?{_SEASON}\b(?!\s+(?:of\s+)?(?:19|20)\d\d)", re.I), "relative"),
-    (re.compile(rf"\b(?:the\s+)?{_SEASON}\s+(?:of\s+)?(?:19|20)\d\d\b", re.I), "absolute"),
+    (re.compile(rf"\b(?:last|this past|this coming|the coming|this|next|past)\s+(?:week|weekend|month|year|{_SEASON}|{_WD})\b", re.I), "relative"),
+    (re.compile(r"\b(?:(?:over|at|on|during|since|for|by|until|till)\s+)?the\s+weekend\b(?!\s+(?-i:[A-Z])|\s+of\b)", re.I), "relative"),
+    (re.compile(rf"\b(?:in|during|over|by|for|until)\s+(?:the\s+)?{_SEASON}\b(?!\s+(?:of\s+)?(?:(?:19|20)\d\d|['’]\d\d))", re.I), "relative"),
     (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+from\s+(?:now|today)\b", re.I), "relative"),
-    (re.compile(r"\b(?:(?:at|by|until|before|from)\s+)?the\s+(?:end|beginning|start|middle)\s+of\s+(?:the|this|next|last)\s+month\b", re.I), "relative"),
     # "the 10th" but not "the 10th floor" / "her 5th birthday": a word after it must be a function word
     (re.compile(r"\b(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?!(?:for|to|and|or|at|in|on|until|till|through|"
                 r"with|but|so|because|when|if|then|we|I|you|he|she|they|it|is|was|instead|already|too)\b)[A-Za-z])", re.I), "relative"),
-    (re.compile(rf"\b(?:on\s+)?(?:{_HOLIDAY})(?:\s+(?:19|20)\d\d)?", re.I), "relative"),
-    (re.compile(rf"\b(?:on\s+)?{_WD}\b", re.I), "relative"),
+    (re.compile(rf"\b(?:on\s+)?(?:{_HOLIDAY})\b(?:\s+(?:19|20)\d\d\b)?", re.I), "relative"),
+    (re.compile(rf"\b(?:on\s+)?{_WD}\b(?:\s+(?:night|morning|afternoon|evening|lunchtime)\b)?", re.I), "relative"),
+    # a month named alone ("Shall I look at September?"), not one that is also a name or a verb (April,
+    # June, August, May, March: those need a preposition or a determiner), nor a month before a day or a name
+    (re.compile(r"\b(?:January|February|July|September|October|November|December)\b(?!\s*\d)(?!['’]s)(?!\s+[A-Z])"), "relative"),
     # a bare season only where it stands for a time ("summer trip", "see you in spring."); "fall" only as
     # "the fall" (a verb otherwise), and never before another noun ("summer camp")
     (re.compile(r"(?<![\w-])(?:the\s+(?:summer|winter|spring|fall|autumn)|summer|winter|spring|autumn)"
@@ -76,6 +116,11 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:the other (?:day|week|night)|a while (?:ago|back)|some time ago|not long ago)\b", re.I), "vague"),
 ]
 
+# a month's name, capitalised, in patterns that read case (the month is the only way they can match)
+_MONTH_WORD = re.compile(r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)")
+_MONTH_PATTERNS = {rx.pattern for rx, _ in _PATTERNS if not rx.flags & re.I and (
+    _MONTH_CAP in rx.pattern or "January|February|July" in rx.pattern)}
+_UNIT_PATTERNS = {rx.pattern for rx, _ in _PATTERNS if _UNIT in rx.pattern}  # "N days ago", "in N weeks": need a unit
 _WD_FULL = {d[:3]: d for d in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")}
 
 
@@ -93,10 +138,30 @@ class TimeMention:
     label: str | None = None  # "6 May 2023", "week of 1 May 2023", "April 2023", "summer 2022"
 
 
+# A pattern whose needle a text lacks cannot match it; the needles are cheap, the patterns are not.
+_UNIT_WORD = re.compile(r"(?:day|week|fortnight|month|year)s?\b", re.I)
+_NEEDLES: dict[str, re.Pattern[str]] = {
+    NTH_WEEKDAY_RE: re.compile(r"day\s+(?:in|of)\b", re.I),
+    SHIFTED_RE: re.compile(r"week|month|after\s+next|before\s+last|year", re.I),
+    FOLLOWING_RE: re.compile(r"following|next\s+(?:day|morning)|before\s+last|\bago\b|\bafter\b", re.I),
+    YEAR_PART_RE: re.compile(r"(?:19|20)\d\d|\byear\b", re.I),
+    RECURRING_RE: re.compile(r"every|days\b|day\s+(?:morning|afternoon|evening|night)s", re.I),
+    DAY_WORD_RE: re.compile(r"(?:first|second|third|[a-z]th)\b", re.I),
+    DECADE_RE: re.compile(r"\d0['’]?s\b|ties\b|noughties|aughts", re.I),
+}
+_NEEDLES.update({rx.pattern: re.compile("weekend", re.I) for rx, _ in _PATTERNS if "the\\s+weekend" in rx.pattern})
+
+
 def find_time_expressions(text: str) -> list[tuple[int, int, str, str]]:
     """(start, end, surface, kind) for every time expression, non-overlapping, in text order."""
     taken: list[tuple[int, int, str, str]] = []
+    has_unit = _UNIT_WORD.search(text) is not None
+    has_month = _MONTH_WORD.search(text) is not None
     for rx, kind in _PATTERNS:
+        needle = _NEEDLES.get(rx.pattern)
+        if (needle is not None and not needle.search(text)) or (not has_unit and rx.pattern in _UNIT_PATTERNS) \
+                or (not has_month and rx.pattern in _MONTH_PATTERNS):
+            continue
         for m in rx.finditer(text):
             s, e = m.span()
             if any(s < te and ts < e for ts, te, _, _ in taken):
@@ -124,12 +189,34 @@ def _granularity(expr: str) -> Granularity:
 
 @lru_cache(maxsize=32768)
 def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date, date, Granularity] | tuple[date, date, date, Granularity, str] | None:
+    if re.fullmatch(NTH_WEEKDAY_RE, expr.strip(), re.I):  # "the second Saturday in January"
+        nd = nth_weekday(expr, base_day, lambda mo: pick_year(mo, 0, base_day, prefer))
+        return None if nd is None else (nd, nd, nd + timedelta(days=1), "day", label(nd, "day"))
+    if re.fullmatch(SHIFTED_RE, expr.strip(), re.I):  # "the Friday after next", "two weekends ago"
+        sh = shifted_span(expr, base_day)
+        return None if sh is None else (sh[0], sh[0], sh[1], sh[2])  # type: ignore[return-value]
+    if re.fullmatch(YEAR_PART_RE, expr.strip(), re.I):  # "mid-2024": a third of the year
+        yp = year_part_span(expr, base_day)
+        return None if yp is None else (yp[0] + (yp[1] - yp[0]) // 2, yp[0], yp[1], "month", yp[2])
+    if re.fullmatch(DECADE_RE, expr.strip(), re.I):  # "the nineties"
+        dec = decade_span(expr, base_day)
+        return None if dec is None else (dec[0], dec[0], dec[1], "year", dec[2])
+    expr = full_years(fortnights_to_weeks(ordinals_to_digits(numbers_to_digits(expr))), base_day)
+    expr = re.sub(rf"({_MONTH_CAP})\s+the\s+(?=\d)", r"\1 ", expr)  # "March the 22nd"
+    expr = re.sub(rf"^((?:on\s+)?{_WD})\s+(?:night|morning|afternoon|evening|lunchtime)$", r"\1", expr.strip(), flags=re.I)
     cal = calendar_span(expr, base_day, prefer)
     if cal is not None:
         return cal
+    low = re.sub(r"\s+", " ", expr.lower().strip())
+    low = re.sub(r"^(?:(?:over|at|on|during|since|for|by|until|till) )?the weekend$", "the weekend", low)
+    if low == "the weekend":  # by the tense: the coming one (the one under way), else the latest
+        past = base_day.weekday() < 5 and (prefer == "past" or (prefer == "nearest" and base_day.weekday() < 3))
+        s, e = relative_weekend(base_day, "last" if past else "this")  # no tense: the nearer one
+        return s, s, e, "week"
     if prefer == "nearest":
         prefer = "past"
-    low = expr.lower().strip()
+    low = re.sub(r"^(?:this|the) coming ", "next ", low)  # "this coming Friday": the coming one
+    expr = re.sub(r"(?i)^(?:this|the)\s+coming\s+", "next ", expr.strip())
     low = re.sub(r"^(on|the)\s+", "", low)
     m = re.fullmatch(r"(last|this past|this|next|past)\s+(weekend|" + _SEASON + ")", low)
     if m:
@@ -173,11 +260,23 @@ def resolve_time_expressions(text: str, base: datetime) -> list[TimeMention]:
     """Every time expression in `text` with its absolute date(s) relative to `base` (event time)."""
     out: list[TimeMention] = []
     for s, e, surface, kind in find_time_expressions(text):
+        if kind == "recurring":  # "every other Sunday", "on Thursdays": no one day to store
+            continue
         if kind == "vague":
             out.append(TimeMention(surface, s, e, kind))
             continue
         low = surface.lower()
-        if re.search(r"\b(ago|last|past|yesterday|back|earlier)\b", low) or "last night" in low:
+        wd_only = re.fullmatch(rf"(?:on\s+)?({_WD})(?:\s+\w+)?", surface.strip(), re.I)
+        if wd_only and re.search(r"(?i)\b(?:happy|good|lovely|great)\s+$", text[max(0, s - 12):s]):
+            day = weekday_near(base.date(), weekday_num(wd_only.group(1)))  # "Happy Sunday!": the day it is said
+            out.append(TimeMention(surface, s, e, kind, True, day.isoformat(), day.isoformat(),
+                                   (day + timedelta(days=1)).isoformat(), "day", label(day, "day")))
+            continue
+        if re.fullmatch(NTH_WEEKDAY_RE, surface.strip(), re.I):
+            prefer = tense_around(text, s, e) or "future"
+        elif re.fullmatch(r"(?:\w+\s+)?the\s+weekend", low) and not low.startswith("since"):
+            prefer = tense_around(text, s, e) or "nearest"
+        elif re.search(r"\b(ago|last|past|yesterday|back|earlier)\b|^since\b", low) or "last night" in low:
             prefer = "past"
         elif re.search(r"\b(next|tomorrow|from now|in \S+ (days?|weeks?|months?|years?))\b", low):
             prefer = "future"
@@ -190,6 +289,11 @@ def resolve_time_expressions(text: str, base: datetime) -> list[TimeMention]:
             prev = next((m for m in reversed(out) if m.resolved and m.granularity == "day" and m.date), None)
             anchor = date.fromisoformat(prev.date) if prev else base.date()
             res = nth_day(anchor, int(nth.group(1)), "future" if prev else prefer)
+        elif re.fullmatch(FOLLOWING_RE, surface.strip(), re.I):  # "the following Saturday": after the day before it
+            prev = next((m for m in reversed(out) if m.resolved and m.granularity == "day" and m.date), None)
+            own = re.search(r"(?i)\b(?:before last|ago)$", surface.strip())  # counted from the day it is said
+            fl = following_span(surface, base.date() if own else date.fromisoformat(prev.date)) if own or prev else None
+            res = None if fl is None else (fl[0], fl[0], fl[1], fl[2])  # type: ignore[assignment]
         else:
             res = _resolve_cached(surface, base.date(), prefer)
         if res is None:
@@ -207,6 +311,23 @@ def resolve_time_expressions(text: str, base: datetime) -> list[TimeMention]:
         else:
             said = label(d if gran == "day" else rs, gran)
         out.append(TimeMention(surface, s, e, kind, True, d.isoformat(), rs.isoformat(), re_.isoformat(), gran, said))
+    return _appositions(text, out)
+
+
+def _appositions(text: str, mentions: list[TimeMention]) -> list[TimeMention]:
+    """A weekday next to a date that falls on it is that date: "the Sunday flight, October 13"."""
+    out = list(mentions)
+    for i, m in enumerate(out):
+        wd = re.fullmatch(rf"(?:on\s+)?({_WD})", m.surface.strip(), re.I)
+        if not wd or not m.resolved:
+            continue
+        for n in out[max(0, i - 1):i + 2]:
+            if n is m or not n.resolved or n.granularity != "day" or not n.date or n.date == m.date:
+                continue
+            gap = text[min(m.end, n.end):max(m.start, n.start)]
+            if len(gap) <= 25 and not re.search(r"[.!?;]|\b(?:or|and|then|until|till|to)\b", gap) \
+                    and date.fromisoformat(n.date).weekday() == weekday_num(wd.group(1)):
+                out[i] = replace(m, date=n.date, range_start=n.range_start, range_end=n.range_end, label=n.label)
     return out
 
 
