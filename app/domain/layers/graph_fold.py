@@ -27,7 +27,7 @@ from app.domain.layers.graph_model import RawFact
 from app.domain.layers.text import _WORD_CASE_RE, COMMON_SHARE, NOT_NAMES, capitalised_spans, norm_name
 from app.domain.layers.timeparse import TimeMention
 
-FOLD_VERSION = "graph_fold/1"
+FOLD_VERSION = "graph_fold/2"  # 2: the closed facts stored apart, in chunks (graph_build)
 LOOKAHEAD = 40  # part of graph/4: changing it changes closed facts, so bump graph_model.LAYER_VERSION
 PREVIOUS_EVENT = -1  # a cause outside the event: the last fact before it
 
@@ -153,13 +153,25 @@ class FactFold:
         add_short_forms(out)
         return out
 
+    def closed_facts(self, start: int = 0) -> list[tuple[str, list[RawFact]]]:
+        """The closed events from the `start`-th on, with their facts (causes as the extractor gave
+        them: an index among the event's facts, or `PREVIOUS_EVENT`)."""
+        return [(eid, [fact_from_dict(eid, f) for f in facts]) for eid, facts in self.closed[start:]]
+
+    def tail_facts(self) -> list[tuple[str, list[RawFact]]]:
+        """The open events with their facts, extracted with the counters as they stand."""
+        return [(ev.id, self._extract(ev)) for ev in self.tail]
+
     # ---------------------------------------------------------------- state
 
-    def to_dict(self) -> dict:
+    def to_dict(self, closed: bool = True) -> dict:
+        """The state as JSON data; without `closed`, all but the closed events' facts (their count
+        instead: a store keeps them apart, appended as they close)."""
         return {"version": FOLD_VERSION, "lookahead": self.lookahead, "n": self.n, "low": dict(self.low),
                 "cap": dict(self.cap), "common": sorted(self.common), "known": sorted(self.known),
                 "concept_df": dict(self.concept_df), "speakers": self.speakers,
-                "closed": [[eid, facts] for eid, facts in self.closed], "tail": [[e.id, e.seq] for e in self.tail]}
+                "closed": [[eid, facts] for eid, facts in self.closed] if closed else len(self.closed),
+                "tail": [[e.id, e.seq] for e in self.tail]}
 
     @classmethod
     def from_dict(cls, d: dict, events: Callable[[list[str]], list[LayerEvent]],
