@@ -120,7 +120,9 @@ class _Held:
 
 
 _WARM: OrderedDict[tuple, _Held] = OrderedDict()
-WARM_CONVERSATIONS = 4  # assemblies a worker keeps (a long conversation's: tens of MB)
+# The events of the assemblies a worker process keeps, all conversations together (the least recently
+# used go first; the one just run always stays): 7-9 KB of memory per event, so about 350 MB.
+WARM_EVENTS = 40_000
 
 
 def _meta(e: LayerEvent) -> tuple[str, str | None, str, int]:
@@ -135,7 +137,7 @@ def _save(conn: Connection, ctx: Context, events: int, last, last_at, last_pk, h
     fold, names = held.fold, held.names
     if len(fold.closed) > closed_from or new or len(names.cache) > names_from:
         size += graph_store.add_fold_chunk(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, chunk, {
-            "closed": [[eid, facts] for eid, facts in fold.closed[closed_from:]], "events": [list(m) for m in new],
+            "closed": fold.closed_data(closed_from), "events": [list(m) for m in new],
             "names": names.to_dict(names_from)})
         chunk += 1
     head = {"fold": fold.to_dict(closed=False), "names": len(names.cache), "chunks": chunk,
@@ -143,7 +145,7 @@ def _save(conn: Connection, ctx: Context, events: int, last, last_at, last_pk, h
     size += save_state(conn, ctx, LAYER, events, last, last_at, last_pk, head)
     held.generation = head["generation"]
     _WARM[(ctx.tenant_id, ctx.conversation_id, ctx.version)] = held
-    while len(_WARM) > WARM_CONVERSATIONS:
+    while len(_WARM) > 1 and sum(len(h.asm.order) for h in _WARM.values()) > WARM_EVENTS:
         _WARM.popitem(last=False)
     return size, head
 

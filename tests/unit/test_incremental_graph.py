@@ -206,7 +206,7 @@ def assembled_in_batches(evs: list[LayerEvent], cuts: list[int], lookahead: int,
             edges.setdefault((r["src"], r["dst"], r["type"]), []).append(r)
         for r in delta.signals:
             signals[r["event_pk"]] = r
-        chunks.append(roundtrip({"closed": [[eid, fs] for eid, fs in fold.closed[closed_from:]], "events": new,
+        chunks.append(roundtrip({"closed": fold.closed_data(closed_from), "events": new,
                                  "names": names.to_dict(names_from)}))
         head = roundtrip({"fold": fold.to_dict(closed=False)})
         held = (fold, names, asm)

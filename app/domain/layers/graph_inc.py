@@ -88,7 +88,7 @@ class Assembly:
     pos: dict[str, int] = field(default_factory=dict)
     speakers: list[str] = field(default_factory=list)
     facts: dict[str, list[RawFact]] = field(default_factory=dict)
-    causes: dict[str, list[list[str]]] = field(default_factory=dict)  # per event, per fact: causes' fp ids
+    causes: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)  # per event, per fact: causes' fp ids
     tail: list[str] = field(default_factory=list)
     event_keys: dict[str, set[str]] = field(default_factory=dict)  # event -> names it says
     postings: dict[str, set[str]] = field(default_factory=dict)  # name -> events saying it
@@ -99,8 +99,8 @@ class Assembly:
     facets: dict[str, list] = field(default_factory=dict)  # id -> [episode, entity, topic, members]
     entity_facets: dict[str, set[str]] = field(default_factory=dict)
     chains: dict[str, list[tuple]] = field(default_factory=dict)  # entity -> [(date, seq, k, fp id)]
-    owned: dict[Triple, list[Edge]] = field(default_factory=dict)  # facet points' and facets' edges
-    fp_edges: dict[str, list[Edge]] = field(default_factory=dict)  # a facet point's own edges
+    owned: dict[Triple, tuple[Edge, ...]] = field(default_factory=dict)  # facet points' and facets' edges
+    fp_edges: dict[str, tuple[Edge, ...]] = field(default_factory=dict)  # a facet point's own edges
     temporal: dict[Triple, dict[str, Edge]] = field(default_factory=dict)  # by entity
     evolution: dict[Triple, dict[tuple, Edge]] = field(default_factory=dict)  # by (earlier, later) assertion
     episodes: dict[str, Episode] = field(default_factory=dict)
@@ -225,8 +225,8 @@ class Assembly:
                 prev = f"fp:{self.order[i]}:{n - 1}"
                 break
             i -= 1
-        self.causes[eid] = [[f"fp:{eid}:{c}" if c >= 0 else prev for c in f.causes if c >= 0 or prev]
-                            for f in self.facts.get(eid, ())]
+        self.causes[eid] = tuple(tuple(f"fp:{eid}:{c}" if c >= 0 else prev for c in f.causes if c >= 0 or prev)
+                                 for f in self.facts.get(eid, ()))
 
     def _post(self, eid: str) -> None:
         for k in self.event_keys.pop(eid, set()):
@@ -249,28 +249,30 @@ class Assembly:
             out.append(FacetPoint(f"fp:{eid}:{k}", eid, ep, fc, speaker, f.text, f.topic, ents, at, tuple(f.dates)))
         return out
 
-    def _fp_edges(self, fp: FacetPoint, causes: list[str]) -> list[Edge]:
+    def _fp_edges(self, fp: FacetPoint, causes: Sequence[str]) -> tuple[Edge, ...]:
         out = []
         for en in fp.entity_ids:
             out += [Edge(en, fp.id, "belongs_to"), Edge(fp.id, en, "involves_entity")]
         out.append(Edge(fp.id, fp.facet_id, "belongs_to"))
         f = self.facts[fp.event_id][int(fp.id.rsplit(":", 1)[1])]
         out += [Edge(c, fp.id, "causal", meta={"cue": f.cue or ""}) for c in causes]
-        return out
+        return tuple(out)
 
     def _own(self, e: Edge, add: bool, triples: set[Triple]) -> None:
         t = (e.src, e.dst, e.type)
         if add:
-            self.owned.setdefault(t, []).append(e)
+            self.owned[t] = (*self.owned.get(t, ()), e)
         else:
-            group = self.owned[t]
+            group = list(self.owned[t])
             group.remove(e)
-            if not group:
+            if group:
+                self.owned[t] = tuple(group)
+            else:
                 del self.owned[t]
         self.edge_count[e.type] += 1 if add else -1
         triples.add(t)
 
-    def _add_fp(self, fp: FacetPoint, causes: list[str], facets: set[str], nodes: set[str], triples: set[Triple]) -> None:
+    def _add_fp(self, fp: FacetPoint, causes: Sequence[str], facets: set[str], nodes: set[str], triples: set[Triple]) -> None:
         nodes.add(fp.id)
         primary = next((x for x in fp.entity_ids if x not in self.speaker_ids), fp.entity_ids[0] if fp.entity_ids else None)
         entry = self.facets.setdefault(fp.facet_id, [fp.episode_id, primary, fp.topic, set()])

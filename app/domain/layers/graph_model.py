@@ -42,7 +42,7 @@ EDGE_TYPES = ("belongs_to", "involves_entity", "temporal", "evolution", "causal"
 Encode = Callable[[list[str]], np.ndarray]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entity:
     id: str
     name: str
@@ -52,7 +52,7 @@ class Entity:
     first_event_id: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FacetPoint:
     id: str
     event_id: str
@@ -84,7 +84,7 @@ class Facet:
     facet_point_ids: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Edge:
     src: str
     dst: str
@@ -122,7 +122,7 @@ class GraphFragment:
         return g
 
 
-@dataclass
+@dataclass(slots=True)
 class RawFact:
     """One atomic fact as an extractor sees it, before entities are merged and ids assigned."""
 
