@@ -17,7 +17,7 @@ The state row holds the fold's counters and open tail; its closed facts, events 
 appended per batch as chunks (`graph_store.add_fold_chunk`), so a batch writes what it added. The
 assembly itself lives in the worker's memory between batches (`_WARM`, checked against the state's
 generation): a worker that does not hold it (a restart, another worker ran the last batch) rebuilds it
-from the state and the chunks and rewrites the conversation's graph rows (O(n) once). Both paths run
+from the state and the chunks (O(n) once) and writes the rows that differ from the stored ones. Both paths run
 the same fold and the same assembly, so extending equals rebuilding.
 """
 from __future__ import annotations
@@ -45,7 +45,7 @@ from app.domain.layers.events import LayerEvent, jsonable
 from app.domain.layers.graph_diff import NameVectors
 from app.domain.layers.graph_fold import FOLD_VERSION, FactFold
 from app.domain.layers.graph_inc import Assembly
-from app.domain.layers.graph_rows import fragment_rows
+from app.domain.layers.graph_rows import fragment_rows, row_changes
 from app.services.builds import new_rows, save_state
 from app.services.consolidation_build import consolidation_version
 from app.services.layer_job import Context, ConversationLayer
@@ -266,10 +266,12 @@ def _extend_graph(conn: Connection, ctx: Context) -> dict | None:
                                  delta.nodes, delta.edge_triples, delta.edges)
         graph_store.set_graph_signals(conn, ctx.tenant_id, ctx.conversation_id, delta.signals, incremental=True)
         written = {"nodes": len(delta.nodes), "edges": len(delta.edges), "signals": len(delta.signals)}
-    else:  # an assembly made again: every row written
-        nodes, edges, signals = asm.rows()
-        graph_store.replace_graph(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, nodes, edges)
-        graph_store.set_graph_signals(conn, ctx.tenant_id, ctx.conversation_id, signals)
+    else:  # an assembly made again: its rows compared with the stored ones, the differences written
+        stored_nodes, stored_edges = graph_store.slice_rows(conn, ctx.tenant_id, ctx.conversation_id, ctx.version)
+        stored_signals = graph_store.graph_signals(conn, ctx.tenant_id, ctx.conversation_id)
+        keys, nodes, triples, edges, signals = row_changes((stored_nodes, stored_edges, stored_signals), asm.rows())
+        graph_store.update_graph(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, keys, nodes, triples, edges)
+        graph_store.set_graph_signals(conn, ctx.tenant_id, ctx.conversation_id, signals, incremental=True)
         written = {"nodes": len(nodes), "edges": len(edges), "signals": len(signals)}
     size, _ = _save(conn, ctx, stored.events + len(new), new[-1] if new else None, stored.last_at, stored.last_pk,
                     held, data["chunks"], closed_from, names_from, meta)

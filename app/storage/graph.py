@@ -63,6 +63,28 @@ def set_graph_signals(conn: Connection, tenant_id: int, conversation_id: str, ro
     set_signal_group(conn, tenant_id, conversation_id, rows, GRAPH_COLUMNS, cleared=() if incremental else None)
 
 
+def slice_rows(conn: Connection, tenant_id: int, conversation_id: str, version: str) -> tuple[list[dict], list[dict]]:
+    """Every node and edge of one version's slice, as `replace_graph` takes them (a worker that
+    assembled the graph again compares before writing)."""
+    p = {"tenant": tenant_id, "conv": conversation_id, "version": version}
+    scope = "WHERE tenant_id = :tenant AND conversation_id = :conv AND layer_version = :version"
+    nodes = [{"key": r[0], "kind": r[1], "label": r[2], "names": r[3], "event_pk": r[4], "data": r[5]}
+             for r in conn.execute(text(f"SELECT key, kind, label, names, event_pk, data FROM graph_nodes {scope}"), p)]
+    edges = [{"src": r[0], "dst": r[1], "type": r[2], "weight": r[3], "meta": r[4], "src_event_pk": r[5],
+              "dst_event_pk": r[6]}
+             for r in conn.execute(text("SELECT src, dst, type, weight, meta, src_event_pk, dst_event_pk "
+                                        f"FROM graph_edges {scope}"), p)]
+    return nodes, edges
+
+
+def graph_signals(conn: Connection, tenant_id: int, conversation_id: str) -> list[dict]:
+    """The graph's column group of the conversation's per-event signals, as `set_graph_signals` takes it."""
+    cols = ", ".join(GRAPH_COLUMNS)
+    res = conn.execute(text(f"SELECT event_pk, {cols} FROM event_signals WHERE tenant_id = :tenant "
+                            "AND conversation_id = :conv"), {"tenant": tenant_id, "conv": conversation_id})
+    return [{"event_pk": r[0], **dict(zip(GRAPH_COLUMNS, r[1:]))} for r in res]
+
+
 # ---------------------------------------------------------------- the fold's chunks
 
 CHUNK_LAYER = "graph:"

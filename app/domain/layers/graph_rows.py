@@ -10,6 +10,7 @@ Per event: its entities and its time expressions resolved to absolute dates
 from __future__ import annotations
 
 import calendar
+import json
 from datetime import date, timedelta
 from typing import Iterable, Sequence
 
@@ -134,3 +135,28 @@ def fragment_rows(frag: GraphFragment, rows: Sequence[tuple[int, str | None]], v
     for fp in frag.facet_points:
         per_event.setdefault(int(fp.event_id), []).append(fp)
     return nodes, edges, [event_signal(pk, speaker, per_event.get(pk, ()), names, version) for pk, speaker in rows]
+
+
+def _canon(row: dict) -> str:
+    return json.dumps(row, sort_keys=True, default=str)
+
+
+def row_changes(stored: tuple[list[dict], list[dict], list[dict]], rows: tuple[list[dict], list[dict], list[dict]]
+                ) -> tuple[list[str], list[dict], list[tuple[str, str, str]], list[dict], list[dict]]:
+    """What turns the `stored` (nodes, edges, signals) into `rows`: node keys to delete and nodes to
+    insert, edge groups (src, dst, type) to delete and edges to insert, signal rows to upsert."""
+    (old_nodes, old_edges, old_signals), (nodes, edges, signals) = stored, rows
+    was = {n["key"]: _canon(n) for n in old_nodes}
+    now = {n["key"]: n for n in nodes}
+    node_keys = sorted({k for k in was if k not in now} | {k for k, n in now.items() if was.get(k) != _canon(n)})
+    groups: dict[tuple, list[dict]] = {}
+    for e in edges:
+        groups.setdefault((e["src"], e["dst"], e["type"]), []).append(e)
+    old_groups: dict[tuple, list[str]] = {}
+    for e in old_edges:
+        old_groups.setdefault((e["src"], e["dst"], e["type"]), []).append(_canon(e))
+    triples = sorted({t for t in old_groups if t not in groups}
+                     | {t for t, g in groups.items() if sorted(map(_canon, g)) != sorted(old_groups.get(t, []))})
+    sig = {r["event_pk"]: _canon(r) for r in old_signals}
+    return (node_keys, [now[k] for k in node_keys if k in now], triples,
+            [e for t in triples for e in groups.get(t, ())], [r for r in signals if sig.get(r["event_pk"]) != _canon(r)])
