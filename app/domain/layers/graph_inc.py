@@ -23,7 +23,6 @@ rows, equal to `graph_rows.fragment_rows(graph_model.assemble(...))` over the sa
 from __future__ import annotations
 
 import bisect
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
@@ -33,6 +32,7 @@ import numpy as np
 from app.domain.layers.assertions import Assertion
 from app.domain.layers.episodes import Episode
 from app.domain.layers.graph_model import EDGE_TYPES, Edge, Entity, FacetPoint, RawFact
+from app.domain.layers.graph_evolution import Evolution, adjacent
 from app.domain.layers.graph_names import NameCounts, NameMerge
 from app.domain.layers.graph_rows import edge_row, entity_row, episode_row, event_signal, facet_point_row, facet_row
 from app.domain.layers.text import norm_name
@@ -64,21 +64,6 @@ def _time_counts(facts: Iterable[RawFact]) -> Counter[str]:
     return c
 
 
-def _adjacent(chain: list, keys: Iterable) -> set[tuple]:
-    """The consecutive pairs of a sorted chain beside each of `keys` (present or not)."""
-    out = set()
-    for t in keys:
-        i = bisect.bisect_left(chain, t)
-        if i < len(chain) and chain[i] == t:
-            if i > 0:
-                out.add((chain[i - 1], t))
-            if i + 1 < len(chain):
-                out.add((t, chain[i + 1]))
-        elif 0 < i < len(chain):
-            out.add((chain[i - 1], chain[i]))
-    return out
-
-
 @dataclass
 class Assembly:
     version: str = ""  # the layer version written into the signal rows
@@ -102,13 +87,9 @@ class Assembly:
     owned: dict[Triple, tuple[Edge, ...]] = field(default_factory=dict)  # facet points' and facets' edges
     fp_edges: dict[str, tuple[Edge, ...]] = field(default_factory=dict)  # a facet point's own edges
     temporal: dict[Triple, dict[str, Edge]] = field(default_factory=dict)  # by entity
-    evolution: dict[Triple, dict[tuple, Edge]] = field(default_factory=dict)  # by (earlier, later) assertion
     episodes: dict[str, Episode] = field(default_factory=dict)
+    evolution: Evolution = field(default_factory=Evolution)
     ep_of_event: dict[str, str] = field(default_factory=dict)
-    assertions: dict[str, Assertion] = field(default_factory=dict)
-    a_by_event: dict[str, set[str]] = field(default_factory=dict)
-    achains: dict[tuple, list[tuple]] = field(default_factory=dict)  # (entity key, attribute) -> [(time, seq, id)]
-    a2fp: dict[str, str] = field(default_factory=dict)
     time_counts: dict[str, Counter[str]] = field(default_factory=dict)
     time_total: Counter[str] = field(default_factory=Counter)
     edge_count: Counter[str] = field(default_factory=Counter)
@@ -178,7 +159,7 @@ class Assembly:
                 for fp in (*old, *new):
                     for en in fp.entity_ids:
                         chain_keys[en].add((fp.reference_date, self.events[eid][2], int(fp.id.rsplit(":", 1)[1]), fp.id))
-        before = {en: _adjacent(self.chains.get(en, []), ks) for en, ks in chain_keys.items()}
+        before = {en: adjacent(self.chains.get(en, []), ks) for en, ks in chain_keys.items()}
         touched_facets: set[str] = set()
         for eid, old, new in moves:
             for fp in old:
@@ -188,7 +169,7 @@ class Assembly:
             self.fps[eid] = new
             self.fp_count += len(new) - len(old)
         for en, ks in chain_keys.items():
-            after = _adjacent(self.chains.get(en, []), ks)
+            after = adjacent(self.chains.get(en, []), ks)
             for a, b in before[en] - after:
                 t = (a[3], b[3], "temporal")
                 del self.temporal[t][en]
@@ -206,7 +187,8 @@ class Assembly:
             touched_facets |= self.entity_facets.get(en, set())
         for fc in touched_facets:
             self._facet_rows(fc, nodes, triples)
-        self._evolve(assertions, {eid for eid, _, _ in moves}, triples)
+        self.edge_count["evolution"] += self.evolution.update(assertions, {eid for eid, _, _ in moves}, self.fps,
+                                                             triples)
         for eid in refact:
             self.time_total.subtract(self.time_counts.get(eid, Counter()))
             self.time_counts[eid] = _time_counts(self.facts.get(eid, ()))
@@ -337,85 +319,6 @@ class Assembly:
             if primary:
                 self.entity_facets[primary].discard(fc)
 
-    def _assertion_fp(self, a: Assertion) -> str | None:
-        """The facet point that states an assertion: the one containing its words, else the first."""
-        fps = self.fps.get(a.event_id) or []
-        if not fps:
-            return None
-        words_ = [w for w in re.findall(r"\w+", a.value.lower()) if len(w) > 2] or [a.value.lower()]
-        return next((fp for fp in fps if all(w in fp.text.lower() for w in words_)), fps[0]).id
-
-    def _evolution_edges(self, pairs: Iterable[tuple[tuple, tuple]], a2fp: dict[str, str]) -> dict[tuple, Edge]:
-        out = {}
-        for (_, _, pid), (_, _, aid) in pairs:
-            if pid in a2fp and aid in a2fp and a2fp[pid] != a2fp[aid]:
-                prev, a = self.assertions[pid], self.assertions[aid]
-                changed = prev.value_key != a.value_key or prev.negated != a.negated
-                out[(pid, aid)] = Edge(a2fp[pid], a2fp[aid], "evolution",
-                                       meta={"attribute": a.attribute, "from": prev.value, "to": a.value,
-                                             "changed": changed})
-        return out
-
-    def _evolve(self, assertions: Sequence[Assertion], moved: set[str], triples: set[Triple]) -> None:
-        """Evolution edges: consecutive assertions on one (entity, attribute) in timeline order, each
-        at the facet point stating it. Touched: the new, changed or gone assertions and those of the
-        events whose facet points moved."""
-        new = {a.id: a for a in assertions}
-        gone = [i for i, a in self.assertions.items() if new.get(i) != a]
-        came = [i for i, a in new.items() if self.assertions.get(i) != a]
-        touched = set(gone) | set(came) | {i for e in moved for i in self.a_by_event.get(e, ())}
-        if not touched:
-            return
-        old_a2fp = {i: self.a2fp[i] for i in touched if i in self.a2fp}
-
-        def key(a: Assertion) -> tuple:
-            return (a.entity_key, a.attribute)
-
-        def item(a: Assertion) -> tuple:
-            return (a.time, a.seq, a.id)
-
-        by_chain: dict[tuple, set[tuple]] = defaultdict(set)
-        for i in touched:
-            for a in (self.assertions.get(i), new.get(i)):
-                if a is not None:
-                    by_chain[key(a)].add(item(a))
-        before = {c: _adjacent(self.achains.get(c, []), ks) for c, ks in by_chain.items()}
-        old_edges = self._evolution_edges({p for ps in before.values() for p in ps}, {**self.a2fp, **old_a2fp})
-        for i in gone:
-            a = self.assertions.pop(i)
-            chain = self.achains[key(a)]
-            del chain[bisect.bisect_left(chain, item(a))]
-            self.a_by_event[a.event_id].discard(i)
-            self.a2fp.pop(i, None)
-        for i in came:
-            a = new[i]
-            self.assertions[i] = a
-            bisect.insort(self.achains.setdefault(key(a), []), item(a))
-            self.a_by_event.setdefault(a.event_id, set()).add(i)
-        for i in touched:
-            if i in self.assertions:
-                fp = self._assertion_fp(self.assertions[i])
-                if fp is None:
-                    self.a2fp.pop(i, None)
-                else:
-                    self.a2fp[i] = fp
-        after = {c: _adjacent(self.achains.get(c, []), ks) for c, ks in by_chain.items()}
-        new_edges = self._evolution_edges({p for ps in after.values() for p in ps}, self.a2fp)
-        for k, e in old_edges.items():
-            if new_edges.get(k) != e:
-                t = (e.src, e.dst, "evolution")
-                del self.evolution[t][k]
-                if not self.evolution[t]:
-                    del self.evolution[t]
-                self.edge_count["evolution"] -= 1
-                triples.add(t)
-        for k, e in new_edges.items():
-            if old_edges.get(k) != e:
-                t = (e.src, e.dst, "evolution")
-                self.evolution.setdefault(t, {})[k] = e
-                self.edge_count["evolution"] += 1
-                triples.add(t)
-
     # ---------------------------------------------------------------- rows
 
     def _node(self, key: str) -> dict | None:
@@ -434,7 +337,7 @@ class Assembly:
         return None
 
     def _group(self, t: Triple) -> list[Edge]:
-        return [*self.owned.get(t, ()), *self.temporal.get(t, {}).values(), *self.evolution.get(t, {}).values()]
+        return [*self.owned.get(t, ()), *self.temporal.get(t, {}).values(), *self.evolution.edges.get(t, {}).values()]
 
     def _signal(self, eid: str) -> dict:
         return event_signal(int(eid), self.events[eid][0], self.fps.get(eid, ()), self.entities, self.version)
@@ -450,7 +353,7 @@ class Assembly:
         keys = [*self.entities, *(fp.id for e in self.order for fp in self.fps.get(e, ())), *self.facets,
                 *self.episodes]
         nodes = [r for r in (self._node(k) for k in keys) if r is not None]
-        edges = [edge_row(e) for t in (*self.owned, *self.temporal, *self.evolution) for e in self._group(t)]
+        edges = [edge_row(e) for t in (*self.owned, *self.temporal, *self.evolution.edges) for e in self._group(t)]
         return nodes, edges, [self._signal(e) for e in self.order]
 
     def stats(self) -> dict:
