@@ -20,7 +20,9 @@ At each checkpoint size S, two more batches of 20:
 
 * before: every layer recomputes from the whole log (`incremental=False`: the code path before
   migration 0009, which today also writes the state a later batch extends);
-* after: every layer as it runs now (state where a layer has it).
+* after: every layer as it runs now (state where a layer has it);
+* after, cold: the same once more, with the graph's assembly dropped from the process first (as in a
+  worker that did not run the conversation's last batch: it is made again from the stored state).
 
 For each: seconds per layer, and POST-to-fully-indexed (the writer's transaction, embedding the
 20 events, every layer done), in-process and sequential. Results: bench/results/growth-<stamp>.{json,md}.
@@ -96,7 +98,8 @@ class Grower:
             o = process_conversation(layer, self.tid, self.cid, incremental=incremental)
             out[layer] = {"seconds": round(time.perf_counter() - t0, 4), "status": o.status,
                           "run": o.stats.get("run", "full") if o.status == "done" else None,
-                          "events": o.events, "state_bytes": o.stats.get("state_bytes")}
+                          "events": o.events, "state_bytes": o.stats.get("state_bytes"),
+                          "assembly": o.stats.get("assembly")}
         return out
 
     def measured_batch(self, incremental: bool) -> dict[str, Any]:
@@ -149,8 +152,13 @@ def run(sizes: list[int], data_dir: Path, var_dir: Path, log=print, on_point=Non
         log(f"  before: {before['layers_s']:.2f} s of layers, POST to indexed {before['post_to_indexed_s']:.2f} s")
         after = g.measured_batch(incremental=True)
         log(f"  after:  {after['layers_s']:.2f} s of layers, POST to indexed {after['post_to_indexed_s']:.2f} s")
+        from app.services import graph_build
+
+        graph_build._WARM.clear()
+        cold = g.measured_batch(incremental=True)
+        log(f"  after, graph assembly not held: graph {cold['layers']['graph']['seconds']:.2f} s")
         recent = stateful_batches[-50:]
-        points.append({"size": size, "before": before, "after": after,
+        points.append({"size": size, "before": before, "after": after, "after_cold": cold,
                        "stateful_batch_s_mean_last_50": round(sum(recent) / max(1, len(recent)), 4)})
         if on_point is not None:  # the curve so far, written as it goes (a long run can be stopped)
             on_point(_result(sizes, points, t_start, grow_s))
@@ -197,6 +205,10 @@ def markdown(res: dict[str, Any]) -> str:
                      f"**{p['after']['layers_s']:.2f}** | |")
         lines.append(f"| {p['size']:,} | POST to fully indexed | {p['before']['post_to_indexed_s']:.2f} | "
                      f"{p['after']['post_to_indexed_s']:.2f} | |")
+        if "after_cold" in p:
+            c = p["after_cold"]["layers"]["graph"]
+            lines.append(f"| {p['size']:,} | graph, its assembly not held (next batch) | | {c['seconds']:.3f} | "
+                         f"{c['run'] or c['status']}, assembly {c.get('assembly') or '?'} |")
     lines += ["", "| events | stateful layers per batch while growing, mean of last 50 batches, s | surprise state bytes | "
               "engrams state bytes | consolidate state bytes | graph state bytes |",
               "| ---: | ---: | ---: | ---: | ---: | ---: |"]

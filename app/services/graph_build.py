@@ -8,21 +8,25 @@ Episodes and the assertions of the evolution edges are consolidation's stored on
 for consolidate), so graph episode nodes match /episodes and no assertion is extracted twice.
 Entities are merged by name, then by name-embedding cosine >= 0.90.
 
-graph/4 (#18 item 4): with the rules, the facts are a fold (`app.domain.layers.graph_fold`): a full
-build (`build_graph`, and `palimpsest rebuild`) folds the whole log and saves the state; an
-incremental run (`extend_graph`) folds the batch into the saved state, so only the batch and the
-open tail (the last `LOOKAHEAD` events) are extracted and only new names encoded. The graph is then
-assembled from the kept facts (entity merging, facets, temporal, evolution and causal edges: in
-memory, from the facts, no text read) and only the rows whose checksum changed are written
-(`app.domain.layers.graph_diff`). Both paths run the same fold and the same assembly, so extending
-equals rebuilding.
+graph/4 (#18 item 4), fold state graph_fold/2: with the rules, the facts are a fold (`app.domain.layers.graph_fold`) and the
+graph is assembled incrementally (`app.domain.layers.graph_inc`): a full build (`build_graph`, and
+`palimpsest rebuild`) folds the whole log and assembles it in one update; an incremental run
+(`extend_graph`) folds the batch into the state (the batch and the open tail, the last `LOOKAHEAD`
+events, extracted; only new names encoded), updates the assembly and writes the rows it touched.
+The state row holds the fold's counters and open tail; its closed facts, events and name vectors are
+appended per batch as chunks (`graph_store.add_fold_chunk`), so a batch writes what it added. The
+assembly itself lives in the worker's memory between batches (`_WARM`, checked against the state's
+generation): a worker that does not hold it (a restart, another worker ran the last batch) rebuilds it
+from the state and the chunks (O(n) once) and writes the rows that differ from the stored ones. Both paths run
+the same fold and the same assembly, so extending equals rebuilding.
 """
 from __future__ import annotations
 
-import calendar
 import gc
+import uuid
+from collections import OrderedDict
 from contextlib import contextmanager
-from datetime import date, datetime, timedelta
+from dataclasses import dataclass
 
 from sqlalchemy import Connection
 
@@ -38,10 +42,10 @@ from app.domain.layers.assertions import Assertion
 from app.domain.layers.consolidation import segment_episodes
 from app.domain.layers.episodes import Episode
 from app.domain.layers.events import LayerEvent, jsonable
-from app.domain.layers.graph_diff import NameVectors, changed_rows, row_hashes
-from app.domain.layers.graph_fold import FactFold
-from app.domain.layers.text import norm_name
-from app.domain.layers.timeparse import TimeMention
+from app.domain.layers.graph_diff import NameVectors
+from app.domain.layers.graph_fold import FOLD_VERSION, FactFold
+from app.domain.layers.graph_inc import Assembly
+from app.domain.layers.graph_rows import fragment_rows, row_changes
 from app.services.builds import new_rows, save_state
 from app.services.consolidation_build import consolidation_version
 from app.services.layer_job import Context, ConversationLayer
@@ -70,99 +74,6 @@ def extractor():  # noqa: ANN201
     return choose_extractor(encode, llm_from_settings(s))
 
 
-def date_words(m: TimeMention) -> list[str]:
-    """Ways a question may name the date a mention resolved to."""
-    if not m.resolved or not m.date:
-        return []
-    d = date.fromisoformat(m.date)
-    month = calendar.month_name[d.month]
-    out = [m.date]
-    if m.label:
-        out.append(m.label)
-    if m.granularity == "day":
-        out += [f"{d.day} {month} {d.year}", f"{month} {d.day}, {d.year}", calendar.day_name[d.weekday()]]
-    if m.range_start and m.range_end:
-        a, b = date.fromisoformat(m.range_start), date.fromisoformat(m.range_end) - timedelta(days=1)  # half-open
-        out += [f"{calendar.month_name[a.month]} {a.year}"]
-        if (b.year, b.month) != (a.year, a.month):
-            out.append(f"{calendar.month_name[b.month]} {b.year}")
-    else:
-        out.append(f"{month} {d.year}")
-    return list(dict.fromkeys(out))
-
-
-def _mention(m: TimeMention) -> dict:
-    return dict(m.__dict__)  # = jsonable(m): its fields are str, int, bool or None
-
-
-def _fragment_rows(frag: graph_model.GraphFragment, rows: list[tuple[int, str]], version: str
-                   ) -> tuple[list[dict], list[dict], list[dict]]:
-    """Graph nodes, edges and per-event signal rows of a fragment; `rows`: (event pk, speaker) of every
-    admitted event in time order."""
-    fp_event = {fp.id: int(fp.event_id) for fp in frag.facet_points}
-    nodes = [
-        {"key": e.id, "kind": "entity", "label": e.name,
-         "names": sorted({norm_name(x) for x in (e.name, *e.aliases) if norm_name(x)}), "event_pk": None,
-         "data": {"kind": e.kind, "aliases": list(e.aliases), "mentions": e.mentions,
-                  "first_event_id": int(e.first_event_id) if e.first_event_id else None}}
-        for e in frag.entities
-    ]
-    nodes += [
-        {"key": fp.id, "kind": "facet_point", "label": fp.text, "names": None, "event_pk": int(fp.event_id),
-         "data": {"speaker": fp.speaker, "topic": fp.topic, "entity_ids": list(fp.entity_ids),
-                  "facet_id": fp.facet_id, "episode_id": fp.episode_id, "occurred_at": fp.occurred_at,
-                  "dates": [_mention(m) for m in fp.dates if m.resolved]}}
-        for fp in frag.facet_points
-    ]
-    nodes += [
-        {"key": fc.id, "kind": "facet", "label": fc.label, "names": None, "event_pk": None,
-         "data": {"episode_id": fc.episode_id, "entity_id": fc.entity_id, "topic": fc.topic,
-                  "size": len(fc.facet_point_ids)}}
-        for fc in frag.facets
-    ]
-    nodes += [
-        {"key": ep.id, "kind": "episode", "label": ep.summary or f"episode {ep.index + 1}", "names": None,
-         "event_pk": None,
-         "data": {"index": ep.index, "start": ep.start.isoformat(), "end": ep.end.isoformat(),
-                  "boundary": ep.boundary, "events": len(ep.event_ids)}}
-        for ep in frag.episodes
-    ]
-    edges = [
-        {"src": e.src, "dst": e.dst, "type": e.type, "weight": e.weight, "meta": dict(e.meta),  # str/bool values
-         "src_event_pk": fp_event.get(e.src), "dst_event_pk": fp_event.get(e.dst)}
-        for e in frag.edges
-    ]
-    # per event: entity names, resolved dates, time mentions, and the derived searchable text
-    names = {e.id: e for e in frag.entities}
-    per_event: dict[int, dict] = {}
-    for fp in frag.facet_points:
-        acc = per_event.setdefault(int(fp.event_id), {"entities": {}, "mentions": {}})
-        for en in fp.entity_ids:
-            if en in names:
-                acc["entities"][en] = names[en]
-        for m in fp.dates:
-            acc["mentions"].setdefault((m.surface, m.start, m.date), m)
-    signals = []
-    for pk, speaker in rows:
-        acc = per_event.get(pk, {"entities": {}, "mentions": {}})
-        ents = list(acc["entities"].values())
-        mentions = list(acc["mentions"].values())
-        words: list[str] = []
-        for m in mentions:
-            words += date_words(m)
-        own = norm_name(speaker or "")
-        for e in ents:
-            if norm_name(e.name) != own:
-                words += [e.name, *e.aliases]
-        dates = sorted({date.fromisoformat(m.date) for m in mentions if m.resolved and m.date})
-        signals.append({
-            "event_pk": pk, "graph_version": version, "entities": [e.name for e in ents],
-            "resolved_dates": dates, "time_mentions": [_mention(m) for m in mentions],
-            "search_extra": " ; ".join(dict.fromkeys(words)) or None,
-        })
-    return nodes, edges, signals
-
-
 def _consolidation_rows(conn: Connection, ctx: Context) -> tuple[list[Episode], list[Assertion]] | None:
     """Consolidation's episodes (the graph's episode nodes) and assertions (its evolution edges) at
     consolidation's current version; None when that version has not run for the conversation."""
@@ -184,11 +95,6 @@ def _consolidation_rows(conn: Connection, ctx: Context) -> tuple[list[Episode], 
     return episodes, assertions
 
 
-def _meta_events(meta: list[list]) -> list[LayerEvent]:
-    """Folded events as the assembly reads them (id, speaker, time, seq; not their text)."""
-    return [LayerEvent(str(i), sp, "", datetime.fromisoformat(at), seq=int(q)) for i, sp, at, q in meta]
-
-
 @contextmanager
 def _no_gc():  # noqa: ANN202
     """The cyclic collector paused while the graph is assembled: hundreds of thousands of small,
@@ -202,16 +108,50 @@ def _no_gc():  # noqa: ANN202
             gc.enable()
 
 
-def _write_state(conn: Connection, ctx: Context, events: int, last, last_at, last_pk, fold: FactFold,  # noqa: ANN001
-                 meta: list[list], names: NameVectors, hashes: dict) -> int:
-    return save_state(conn, ctx, LAYER, events, last, last_at, last_pk,
-                      {"fold": fold.to_dict(), "events": meta, "names": names.to_dict(), "hashes": hashes})
+@dataclass
+class _Held:
+    """A conversation's fold and assembly as the last run of this process left them."""
+
+    generation: str
+    fold: FactFold
+    names: NameVectors
+    asm: Assembly
+    seqs: dict[str, int]  # event id -> seq (the open tail's events are read back by id)
 
 
-def _assemble(conversation_id: str, fold: FactFold, meta: list[list], names: NameVectors,
-              episodes: list[Episode], assertions: list[Assertion]) -> graph_model.GraphFragment:
-    return graph_model.assemble(conversation_id, _meta_events(meta), fold.facts(), episodes,
-                                names if names.encode else None, "rules", assertions)
+_WARM: OrderedDict[tuple, _Held] = OrderedDict()
+# The events of the assemblies a worker process keeps, all conversations together (the least recently
+# used go first; the one just run always stays): 7-9 KB of memory per event, so about 350 MB.
+WARM_EVENTS = 40_000
+
+
+def _meta(e: LayerEvent) -> tuple[str, str | None, str, int]:
+    return (e.id, e.speaker, e.occurred_at.isoformat(), e.seq)
+
+
+def _save(conn: Connection, ctx: Context, events: int, last, last_at, last_pk, held: _Held,  # noqa: ANN001
+          chunk: int, closed_from: int, names_from: int, new: list[tuple]) -> tuple[int, dict]:
+    """The batch's chunk (closed facts, events, name vectors it added) and the state row; the
+    held assembly handed to the next run of this process."""
+    size = 0
+    fold, names = held.fold, held.names
+    if len(fold.closed) > closed_from or new or len(names.cache) > names_from:
+        size += graph_store.add_fold_chunk(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, chunk, {
+            "closed": fold.closed_data(closed_from), "events": [list(m) for m in new],
+            "names": names.to_dict(names_from)})
+        chunk += 1
+    head = {"fold": fold.to_dict(closed=False), "names": len(names.cache), "chunks": chunk,
+            "generation": uuid.uuid4().hex}
+    size += save_state(conn, ctx, LAYER, events, last, last_at, last_pk, head)
+    held.generation = head["generation"]
+    _WARM[(ctx.tenant_id, ctx.conversation_id, ctx.version)] = held
+    while len(_WARM) > 1 and sum(len(h.asm.order) for h in _WARM.values()) > WARM_EVENTS:
+        _WARM.popitem(last=False)
+    return size, head
+
+
+def _vectors(names: NameVectors) -> NameVectors | None:
+    return names if names.encode else None
 
 
 def build_graph(conn: Connection, ctx: Context) -> dict:
@@ -225,9 +165,10 @@ def _build_graph(conn: Connection, ctx: Context) -> dict:
     llm = llm_from_settings(get_settings())
     stored = _consolidation_rows(conn, ctx)
     episodes, assertions = stored if stored is not None else (segment_episodes(events, ctx.matrix()), None)
+    _WARM.pop((ctx.tenant_id, ctx.conversation_id, ctx.version), None)
     if llm is not None:  # the LLM extractor: a full build each time (no fold)
         frag = extractor().extract(events, episodes, assertions=assertions or extract_assertions(events, llm))  # type: ignore[call-arg]
-        nodes, edges, signals = _fragment_rows(frag, [(r.id, r.speaker) for r in ctx.rows], ctx.version)
+        nodes, edges, signals = fragment_rows(frag, [(r.id, r.speaker) for r in ctx.rows], ctx.version)
         graph_store.replace_graph(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, nodes, edges)
         graph_store.set_graph_signals(conn, ctx.tenant_id, ctx.conversation_id, signals)
         stats = dict(frag.stats)
@@ -239,16 +180,18 @@ def _build_graph(conn: Connection, ctx: Context) -> dict:
     fold = FactFold(graph_fold.LOOKAHEAD, rules)
     for e in events:
         fold.add(e)
-    meta = [[e.id, e.speaker, e.occurred_at.isoformat(), e.seq] for e in events]
     names = NameVectors(rules.encode, {})
-    frag = _assemble(ctx.conversation_id, fold, meta, names, episodes, assertions)
-    nodes, edges, signals = _fragment_rows(frag, [(r.id, r.speaker) for r in ctx.rows], ctx.version)
+    asm = Assembly(ctx.version)
+    meta = [_meta(e) for e in events]
+    asm.update(meta, fold.closed_facts(), fold.tail_facts(), episodes, assertions, _vectors(names))
+    nodes, edges, signals = asm.rows()
     graph_store.replace_graph(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, nodes, edges)
     graph_store.set_graph_signals(conn, ctx.tenant_id, ctx.conversation_id, signals)
-    size = _write_state(conn, ctx, len(ctx.rows), ctx.rows[-1] if ctx.rows else None, None, None, fold, meta, names,
-                        row_hashes(nodes, edges, signals))
-    stats = dict(frag.stats)
-    stats.update({"extractor": frag.extractor, "run": "full", "state_bytes": size})
+    graph_store.drop_fold_chunks(conn, ctx.tenant_id, ctx.conversation_id)
+    held = _Held("", fold, names, asm, {e.id: e.seq for e in events})
+    size, _ = _save(conn, ctx, len(ctx.rows), ctx.rows[-1] if ctx.rows else None, None, None, held, 0, 0, 0, meta)
+    stats = asm.stats()
+    stats.update({"extractor": "rules", "run": "full", "state_bytes": size})
     return jsonable(stats)
 
 
@@ -258,11 +201,32 @@ def extend_graph(conn: Connection, ctx: Context) -> dict | None:
         return _extend_graph(conn, ctx)
 
 
+def _cold(conn: Connection, ctx: Context, data: dict, rules) -> tuple[_Held, list[tuple]] | None:  # noqa: ANN001
+    """The fold as the state and its chunks hold it, and the events folded (an assembly yet to make)."""
+    chunks = graph_store.fold_chunks(conn, ctx.tenant_id, ctx.conversation_id, ctx.version)
+    if len(chunks) != data["chunks"]:
+        return None
+    closed = [c for ch in chunks for c in ch["closed"]]
+    meta = [tuple(m) for ch in chunks for m in ch["events"]]
+    names = NameVectors.from_dicts([ch["names"] for ch in chunks], rules.encode)
+    if len(closed) != data["fold"]["closed"] or len(names.cache) != data["names"]:
+        return None
+    seqs = {m[0]: int(m[3]) for m in meta}
+
+    def tail(ids: list[str]) -> list[LayerEvent]:
+        rows = {str(r.id): r for r in layer_state.admitted_rows(conn, ctx.tenant_id, ctx.conversation_id,
+                                                                  [int(i) for i in ids])}
+        return [LayerEvent.of(rows[i], seq=seqs[i]) for i in ids if i in rows]
+
+    fold = FactFold.from_dict({**data["fold"], "closed": closed}, tail, rules)
+    return _Held("", fold, names, Assembly(ctx.version), seqs), meta
+
+
 def _extend_graph(conn: Connection, ctx: Context) -> dict | None:
-    """The batch folded into the stored state: the batch and the open tail extracted, the graph
-    assembled from the kept facts, and only the rows that changed written; None when it needs a
-    full run (see `app.services.builds.new_rows`; also with an LLM extractor, without consolidation's
-    episodes and assertions, or with a state of another fold)."""
+    """The batch folded into the stored state: the batch and the open tail extracted, the assembly
+    updated and only the rows it touched written; None when it needs a full run (see
+    `app.services.builds.new_rows`; also with an LLM extractor, without consolidation's episodes and
+    assertions, or with a state of another fold)."""
     if llm_from_settings(get_settings()) is not None:
         return None
     stored = layer_state.load(conn, ctx.tenant_id, ctx.conversation_id, LAYER, ctx.version)
@@ -274,38 +238,47 @@ def _extend_graph(conn: Connection, ctx: Context) -> dict | None:
         return None
     episodes, assertions = consolidated
     data = stored.data
-    seqs = {str(i): int(q) for i, _, _, q in data["events"]}
-    rules = extractor()
-
-    def tail(ids: list[str]) -> list[LayerEvent]:
-        rows = {str(r.id): r for r in layer_state.admitted_rows(conn, ctx.tenant_id, ctx.conversation_id,
-                                                                  [int(i) for i in ids])}
-        return [LayerEvent.of(rows[i], seq=seqs[i]) for i in ids if i in rows]
-
-    try:
-        fold = FactFold.from_dict(data["fold"], tail, rules)
-        names = NameVectors.from_dict(data["names"], rules.encode)
-    except (KeyError, ValueError):
+    if data.get("fold", {}).get("version") != FOLD_VERSION or "generation" not in data:
         return None
-    meta = list(data["events"])
+    held = _WARM.pop((ctx.tenant_id, ctx.conversation_id, ctx.version), None)
+    old_meta: list[tuple] = []
+    if held is None or held.generation != data["generation"]:
+        try:
+            cold = _cold(conn, ctx, data, extractor())
+        except (KeyError, ValueError):
+            return None
+        if cold is None:
+            return None
+        held, old_meta = cold
+    fold, names, asm = held.fold, held.names, held.asm
+    closed_from, names_from = len(fold.closed), len(names.cache)
+    meta = []
     for i, r in enumerate(new):
         e = LayerEvent.of(r, seq=stored.events + i)
         fold.add(e)
-        meta.append([e.id, e.speaker, e.occurred_at.isoformat(), e.seq])
-    frag = _assemble(ctx.conversation_id, fold, meta, names, episodes, assertions)
-    speakers = [(int(i), sp) for i, sp, _, _ in meta]
-    nodes, edges, signals = _fragment_rows(frag, speakers, ctx.version)
-    hashes = row_hashes(nodes, edges, signals)
-    diff = changed_rows(data["hashes"], hashes, nodes, edges, signals)
-    graph_store.update_graph(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, diff.node_keys, diff.nodes,
-                             diff.edge_triples, diff.edges)
-    graph_store.set_graph_signals(conn, ctx.tenant_id, ctx.conversation_id, diff.signals, incremental=True)
-    size = _write_state(conn, ctx, stored.events + len(new), new[-1] if new else None, stored.last_at,
-                        stored.last_pk, fold, meta, names, hashes)
-    stats = dict(frag.stats)
-    stats.update({"extractor": frag.extractor, "run": "incremental", "state_bytes": size,
-                  "written": {"nodes": len(diff.nodes), "edges": len(diff.edges), "signals": len(diff.signals)},
-                  "names_encoded": names.encoded})
+        held.seqs[e.id] = e.seq
+        meta.append(_meta(e))
+    warm = not old_meta
+    delta = asm.update(old_meta + meta, fold.closed_facts(0 if not warm else closed_from), fold.tail_facts(),
+                       episodes, assertions, _vectors(names))
+    if warm:
+        graph_store.update_graph(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, delta.node_keys,
+                                 delta.nodes, delta.edge_triples, delta.edges)
+        graph_store.set_graph_signals(conn, ctx.tenant_id, ctx.conversation_id, delta.signals, incremental=True)
+        written = {"nodes": len(delta.nodes), "edges": len(delta.edges), "signals": len(delta.signals)}
+    else:  # an assembly made again: its rows compared with the stored ones, the differences written
+        stored_nodes, stored_edges = graph_store.slice_rows(conn, ctx.tenant_id, ctx.conversation_id, ctx.version)
+        stored_signals = graph_store.graph_signals(conn, ctx.tenant_id, ctx.conversation_id)
+        keys, nodes, triples, edges, signals = row_changes((stored_nodes, stored_edges, stored_signals), asm.rows())
+        graph_store.update_graph(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, keys, nodes, triples, edges)
+        graph_store.set_graph_signals(conn, ctx.tenant_id, ctx.conversation_id, signals, incremental=True)
+        written = {"nodes": len(nodes), "edges": len(edges), "signals": len(signals)}
+    size, _ = _save(conn, ctx, stored.events + len(new), new[-1] if new else None, stored.last_at, stored.last_pk,
+                    held, data["chunks"], closed_from, names_from, meta)
+    stats = asm.stats()
+    stats.update({"extractor": "rules", "run": "incremental", "state_bytes": size, "written": written,
+                  "log_events": stored.events + len(new),  # (the caller would otherwise read the log to count)
+                  "assembly": "held" if warm else "rebuilt", "names_encoded": names.encoded})
     return jsonable(stats)
 
 

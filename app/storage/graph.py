@@ -3,7 +3,10 @@ neighbourhood is grown from.
 
 Written as one slice per (tenant, conversation, layer_version) (`replace_graph`), or, by an
 incremental run, the nodes and edges that changed (`update_graph`), plus the graph's group of
-per-event signals (`set_graph_signals`). Read by index lookups only: entity names by GIN
+per-event signals (`set_graph_signals`). The graph's fold keeps its closed facts, events and name
+vectors apart from its state row, in chunks appended per batch (`add_fold_chunk`, `fold_chunks`):
+rows of `layer_state` whose layer is "graph:<number>", so they go wherever a conversation's state
+goes (erasure included). Read by index lookups only: entity names by GIN
 (`entities_named`), nodes by primary key (`nodes`), edges by (scope, src) / (scope, dst)
 (`edges_touching`).
 Which nodes and edges a neighbourhood keeps is policy, in `app.domain.retrieval.neighbourhood`;
@@ -15,10 +18,11 @@ from collections.abc import Collection, Sequence
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Connection, select, text
+from sqlalchemy import Connection, delete, select, text
 
+from app.storage import layer_state
 from app.storage.layer_runs import current_version, delete_slice, insert_slice
-from app.storage.models import GraphEdge, GraphNode
+from app.storage.models import GraphEdge, GraphNode, LayerState
 from app.storage.signals import GRAPH_COLUMNS, set_signal_group
 
 # ---------------------------------------------------------------- writes (the graph layer)
@@ -57,6 +61,56 @@ def set_graph_signals(conn: Connection, tenant_id: int, conversation_id: str, ro
     """rows: {event_pk, graph_version, entities, resolved_dates, time_mentions, search_extra}. Not
     `incremental`: the group of the conversation's other events is cleared."""
     set_signal_group(conn, tenant_id, conversation_id, rows, GRAPH_COLUMNS, cleared=() if incremental else None)
+
+
+def slice_rows(conn: Connection, tenant_id: int, conversation_id: str, version: str) -> tuple[list[dict], list[dict]]:
+    """Every node and edge of one version's slice, as `replace_graph` takes them (a worker that
+    assembled the graph again compares before writing)."""
+    p = {"tenant": tenant_id, "conv": conversation_id, "version": version}
+    scope = "WHERE tenant_id = :tenant AND conversation_id = :conv AND layer_version = :version"
+    nodes = [{"key": r[0], "kind": r[1], "label": r[2], "names": r[3], "event_pk": r[4], "data": r[5]}
+             for r in conn.execute(text(f"SELECT key, kind, label, names, event_pk, data FROM graph_nodes {scope}"), p)]
+    edges = [{"src": r[0], "dst": r[1], "type": r[2], "weight": r[3], "meta": r[4], "src_event_pk": r[5],
+              "dst_event_pk": r[6]}
+             for r in conn.execute(text("SELECT src, dst, type, weight, meta, src_event_pk, dst_event_pk "
+                                        f"FROM graph_edges {scope}"), p)]
+    return nodes, edges
+
+
+def graph_signals(conn: Connection, tenant_id: int, conversation_id: str) -> list[dict]:
+    """The graph's column group of the conversation's per-event signals, as `set_graph_signals` takes it."""
+    cols = ", ".join(GRAPH_COLUMNS)
+    res = conn.execute(text(f"SELECT event_pk, {cols} FROM event_signals WHERE tenant_id = :tenant "
+                            "AND conversation_id = :conv"), {"tenant": tenant_id, "conv": conversation_id})
+    return [{"event_pk": r[0], **dict(zip(GRAPH_COLUMNS, r[1:]))} for r in res]
+
+
+# ---------------------------------------------------------------- the fold's chunks
+
+CHUNK_LAYER = "graph:"
+
+
+def add_fold_chunk(conn: Connection, tenant_id: int, conversation_id: str, version: str, index: int,
+                   data: dict) -> int:
+    """Append chunk `index` (0, 1, ...) of the graph fold's data; returns its stored size in bytes."""
+    return layer_state.save(conn, tenant_id, conversation_id, f"{CHUNK_LAYER}{index:08d}", version, 0, None, None,
+                            data)
+
+
+def fold_chunks(conn: Connection, tenant_id: int, conversation_id: str, version: str) -> list[dict]:
+    """The chunks of one version, in order."""
+    t = LayerState
+    res = conn.execute(select(t.state).where(
+        t.tenant_id == tenant_id, t.conversation_id == conversation_id, t.layer_version == version,
+        t.layer.startswith(CHUNK_LAYER, autoescape=True)).order_by(t.layer))
+    return [layer_state.decode(r[0]) for r in res]
+
+
+def drop_fold_chunks(conn: Connection, tenant_id: int, conversation_id: str) -> None:
+    """Every version's chunks of the conversation (before a full build writes its own)."""
+    t = LayerState
+    conn.execute(delete(t).where(t.tenant_id == tenant_id, t.conversation_id == conversation_id,
+                                 t.layer.startswith(CHUNK_LAYER, autoescape=True)))
 
 
 # ---------------------------------------------------------------- entity lookups

@@ -17,6 +17,7 @@ open tail by event id and seq); the open events themselves come back from the ca
 """
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -27,7 +28,7 @@ from app.domain.layers.graph_model import RawFact
 from app.domain.layers.text import _WORD_CASE_RE, COMMON_SHARE, NOT_NAMES, capitalised_spans, norm_name
 from app.domain.layers.timeparse import TimeMention
 
-FOLD_VERSION = "graph_fold/1"
+FOLD_VERSION = "graph_fold/2"  # 2: the closed facts stored apart, in chunks (graph_build)
 LOOKAHEAD = 40  # part of graph/4: changing it changes closed facts, so bump graph_model.LAYER_VERSION
 PREVIOUS_EVENT = -1  # a cause outside the event: the last fact before it
 
@@ -102,7 +103,8 @@ class FactFold:
     known: set[str] = field(default_factory=set)  # names seen mid-sentence, and the speakers
     concept_df: Counter[str] = field(default_factory=Counter)  # events per concept candidate
     speakers: list[str] = field(default_factory=list)  # first-seen order
-    closed: list[tuple[str, list]] = field(default_factory=list)  # (event id, its facts as data), time order
+    # (event id, its facts as data, in JSON: one string per event, not thousands of small objects)
+    closed: list[tuple[str, str]] = field(default_factory=list)
     tail: list[LayerEvent] = field(default_factory=list)  # the open events
 
     # ---------------------------------------------------------------- the fold
@@ -130,7 +132,7 @@ class FactFold:
         self.tail.append(ev)
         while len(self.tail) > self.lookahead:
             done = self.tail.pop(0)
-            self.closed.append((done.id, [fact_to_dict(f) for f in self._extract(done)]))
+            self.closed.append((done.id, json.dumps([fact_to_dict(f) for f in self._extract(done)])))
 
     def _common(self) -> _Minus:
         return _Minus(self.common, {norm_name(s) for s in self.speakers})
@@ -146,20 +148,36 @@ class FactFold:
         """Every event's facts in time order (closed ones as kept, open ones with the counters now),
         causes as indices of this list, short and long forms of one name paired."""
         out: list[RawFact] = []
-        for eid, facts in self.closed:
+        for eid, facts in self.closed_data():
             out.extend(chain_facts(out, [fact_from_dict(eid, f) for f in facts]))
         for ev in self.tail:
             out.extend(chain_facts(out, self._extract(ev)))
         add_short_forms(out)
         return out
 
+    def closed_facts(self, start: int = 0) -> list[tuple[str, list[RawFact]]]:
+        """The closed events from the `start`-th on, with their facts (causes as the extractor gave
+        them: an index among the event's facts, or `PREVIOUS_EVENT`)."""
+        return [(eid, [fact_from_dict(eid, f) for f in facts]) for eid, facts in self.closed_data(start)]
+
+    def closed_data(self, start: int = 0) -> list[list]:
+        """[event id, its facts as data] of the closed events from the `start`-th on."""
+        return [[eid, json.loads(facts)] for eid, facts in self.closed[start:]]
+
+    def tail_facts(self) -> list[tuple[str, list[RawFact]]]:
+        """The open events with their facts, extracted with the counters as they stand."""
+        return [(ev.id, self._extract(ev)) for ev in self.tail]
+
     # ---------------------------------------------------------------- state
 
-    def to_dict(self) -> dict:
+    def to_dict(self, closed: bool = True) -> dict:
+        """The state as JSON data; without `closed`, all but the closed events' facts (their count
+        instead: a store keeps them apart, appended as they close)."""
         return {"version": FOLD_VERSION, "lookahead": self.lookahead, "n": self.n, "low": dict(self.low),
                 "cap": dict(self.cap), "common": sorted(self.common), "known": sorted(self.known),
                 "concept_df": dict(self.concept_df), "speakers": self.speakers,
-                "closed": [[eid, facts] for eid, facts in self.closed], "tail": [[e.id, e.seq] for e in self.tail]}
+                "closed": self.closed_data() if closed else len(self.closed),
+                "tail": [[e.id, e.seq] for e in self.tail]}
 
     @classmethod
     def from_dict(cls, d: dict, events: Callable[[list[str]], list[LayerEvent]],
@@ -173,7 +191,7 @@ class FactFold:
             raise ValueError("the tail's events are not the ones folded")
         return cls(d["lookahead"], rules, d["n"], Counter(d["low"]), Counter(d["cap"]),
                    set(d["common"]), set(d["known"]), Counter(d["concept_df"]), list(d["speakers"]),
-                   [(eid, facts) for eid, facts in d["closed"]], list(evs))
+                   [(eid, json.dumps(facts)) for eid, facts in d["closed"]], list(evs))
 
 
 def fold_facts(events: Sequence[LayerEvent], rules: Any, lookahead: int | None = None
