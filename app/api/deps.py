@@ -38,13 +38,15 @@ def dispatcher() -> Dispatcher:
 
 
 def principal(
-    request: Request, creds: HTTPAuthorizationCredentials | None = Depends(_bearer)
+    request: Request, creds: HTTPAuthorizationCredentials | None = Depends(_bearer), conn: Connection = DB
 ) -> Principal:
+    """The key's tenant and scopes, read in the request's own transaction (the connection the route gets:
+    FastAPI hands one request one `DB`), so a request checks out one connection, not two; a key revoked
+    before the request began is refused."""
     if creds is None or creds.scheme.lower() != "bearer":
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing bearer API key",
                             headers={"WWW-Authenticate": "Bearer"})
-    with get_engine().connect() as conn:
-        who = tenants.authenticate(conn, creds.credentials)
+    who = tenants.authenticate(conn, creds.credentials)
     if who is None:
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "invalid or revoked API key",
                             headers={"WWW-Authenticate": "Bearer"})
@@ -57,7 +59,7 @@ def principal(
 
 
 def require(scope: str):
-    def check(who: Principal = Depends(principal)) -> Principal:
+    async def check(who: Principal = Depends(principal)) -> Principal:  # no I/O: run on the loop, no thread hop
         if scope not in who.scopes and "admin" not in who.scopes:
             raise HTTPException(status.HTTP_403_FORBIDDEN, f"this API key lacks the '{scope}' scope")
         return who

@@ -138,3 +138,21 @@ def test_language_setting_through_the_tenant_matrix(client, make_tenant):
     assert client.get("/v1/status", headers=auth(rw)).json()["conversations"] == {
         "c": {"language": "de", "text_search": "simple", "skipped_layers": ["engrams", "graph", "surprise"]}}
     assert client.get("/v1/status", headers=auth(other_admin)).json()["language"] == "pt-BR"
+
+
+def test_a_request_checks_out_one_connection_for_its_key_and_its_work(client, tenant):
+    from sqlalchemy import event
+
+    from app.storage.db import get_engine
+
+    _, key = tenant
+    seed(client, key, conv="one-conn")
+    checkouts = []
+    listener = lambda *_: checkouts.append(1)  # noqa: E731
+    event.listen(get_engine(), "checkout", listener)
+    try:
+        r = client.post("/v1/query", headers=auth(key), json={"query": "password", "conversation_id": "one-conn"})
+    finally:
+        event.remove(get_engine(), "checkout", listener)
+    assert r.status_code == 200 and r.json()["items"]
+    assert len(checkouts) == 1  # the key is read in the request's own transaction

@@ -126,3 +126,19 @@ def test_context_items_say_why_each_event_is_there(client, tenant):
     assert len(out["context_items"]) == len(out["context"].splitlines()) - (1 if out["left_out"] else 0)
     tight = q(client, key, query="bakery job bread Denver Miso", conversation_id="talk", token_budget=40)
     assert tight["left_out"] > 0 and tight["context"].endswith("left out to fit the token budget.]")
+
+
+def test_body_is_the_response_models_json_and_server_timing_names_each_stage(client, tenant):
+    from pydantic import TypeAdapter
+
+    from app.api.schemas import QueryOut
+
+    _, key = tenant
+    load(client, key)
+    r = client.post("/v1/query", headers=auth(key), json={"query": "bakery job", "conversation_id": "talk"})
+    assert r.status_code == 200 and r.headers["content-type"] == "application/json"
+    # byte for byte what FastAPI writes for response_model=QueryOut (pydantic's JSON of the model)
+    assert r.content == TypeAdapter(QueryOut).dump_json(QueryOut.model_validate_json(r.content), by_alias=True)
+    timings = r.json()["timings_ms"]
+    assert "lexical" in timings and "heat" in timings
+    assert r.headers["server-timing"] == ", ".join(f"{k};dur={v:.1f}" for k, v in timings.items())
