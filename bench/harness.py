@@ -121,6 +121,7 @@ def run(opts: RunOptions, log: Callable[[str], None] = print) -> tuple[dict[str,
 
     t_start = time.perf_counter()
     started = datetime.now(UTC)
+    git = _git()  # the code the service starts with: a tree that moves during the run must not relabel it
     run_id = datetime.now().strftime("%Y%m%d-%H%M%S")
     budgets = tuple(sorted(set(opts.budgets)))
     timings: dict[str, float] = {}
@@ -208,7 +209,7 @@ def run(opts: RunOptions, log: Callable[[str], None] = print) -> tuple[dict[str,
         "run_id": run_id,
         "started_at": started.isoformat(),
         "duration_s": timings["total_s"],
-        "git": _git(),
+        "git": git,
         "data": {
             "dir": str(opts.data_dir), "conversations": len(ds.conversations), "turns": ds.n_turns,
             "questions": len(ds.questions), "scored": sum(1 for q in ds.questions if q.gold),
