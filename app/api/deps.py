@@ -37,16 +37,19 @@ def dispatcher() -> Dispatcher:
     return CeleryDispatcher(get_settings().index_chunk_size)
 
 
-def principal(
-    request: Request, creds: HTTPAuthorizationCredentials | None = Depends(_bearer), conn: Connection = DB
-) -> Principal:
-    """The key's tenant and scopes, read in the request's own transaction (the connection the route gets:
-    FastAPI hands one request one `DB`), so a request checks out one connection, not two; a key revoked
-    before the request began is refused."""
+async def _bearer_key(creds: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> str:
+    """The bearer key, or 401 before any database connection is taken."""
     if creds is None or creds.scheme.lower() != "bearer":
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing bearer API key",
                             headers={"WWW-Authenticate": "Bearer"})
-    who = tenants.authenticate(conn, creds.credentials)
+    return creds.credentials
+
+
+def principal(request: Request, key: str = Depends(_bearer_key), conn: Connection = DB) -> Principal:
+    """The key's tenant and scopes, read in the request's own transaction (the connection the route gets:
+    FastAPI hands one request one `DB`), so a request checks out one connection, not two; a key revoked
+    before the request began is refused. A request without a key is refused before a connection is taken."""
+    who = tenants.authenticate(conn, key)
     if who is None:
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "invalid or revoked API key",
                             headers={"WWW-Authenticate": "Bearer"})

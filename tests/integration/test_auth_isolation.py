@@ -156,3 +156,11 @@ def test_a_request_checks_out_one_connection_for_its_key_and_its_work(client, te
         event.remove(get_engine(), "checkout", listener)
     assert r.status_code == 200 and r.json()["items"]
     assert len(checkouts) == 1  # the key is read in the request's own transaction
+    checkouts.clear()
+    event.listen(get_engine(), "checkout", listener)
+    try:
+        r = client.post("/v1/query", json={"query": "password", "conversation_id": "one-conn"})
+    finally:
+        event.remove(get_engine(), "checkout", listener)
+    assert r.status_code == 401 and r.json()["detail"] == "missing bearer API key"
+    assert checkouts == []  # a request without a key is refused before a connection is taken
