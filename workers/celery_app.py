@@ -9,6 +9,9 @@ from app.runtime import install, redis_url
 from app.settings import get_settings
 
 
+PERIODS_QUEUED = 10  # how many periods a periodic task may wait in the queue before it expires
+
+
 def make_celery() -> Celery:
     s = get_settings()
     install()  # no URL configured: storage and the broker fall back on the embedded servers (app/runtime.py)
@@ -28,12 +31,13 @@ def make_celery() -> Celery:
         task_default_queue=s.celery_queue,
         worker_hijack_root_logger=False,
         beat_schedule={
-            # A periodic task that waits in the queue longer than its period is dropped, not run late:
-            # behind a backlog, the sweeps would otherwise pile up and each re-send every pending row.
+            # A periodic task that waits in the queue for ten of its periods is dropped, not run late: behind
+            # a backlog, at most ten sweeps wait (each re-sends every pending row), and a queue that is
+            # merely slow still gets its sweeps.
             "sweep-outbox": {"task": "palimpsest.sweep", "schedule": s.sweep_interval_s,
-                             "options": {"expires": s.sweep_interval_s}},
+                             "options": {"expires": PERIODS_QUEUED * s.sweep_interval_s}},
             "refresh-heat": {"task": "palimpsest.heat_refresh", "schedule": s.heat_refresh_interval_s,
-                             "options": {"expires": s.heat_refresh_interval_s}},
+                             "options": {"expires": PERIODS_QUEUED * s.heat_refresh_interval_s}},
         },
     )
     return app
