@@ -56,6 +56,12 @@ def month_span(y: int, m: int) -> Span:
     return date(y, m, 1), date(y, m, calendar.monthrange(y, m)[1]) + timedelta(days=1)
 
 
+def shift_month(y: int, m: int, k: int) -> tuple[int, int]:
+    """(year, month) `k` months after month `m` of year `y` (before it when `k` < 0)."""
+    y2, m0 = divmod(y * 12 + m - 1 + k, 12)
+    return y2, m0 + 1
+
+
 def year_span(y: int) -> Span:
     return date(y, 1, 1), date(y + 1, 1, 1)
 
@@ -253,11 +259,7 @@ def _resolve_atom(kind: str, m: re.Match[str], ref: date, future: bool = False) 
             if unit in ("week", "fortnight"):
                 return week_span(ref - timedelta(weeks=n * (2 if unit == "fortnight" else 1)))
             if unit == "month":
-                mo, y = ref.month - n, ref.year
-                while mo < 1:
-                    mo += 12
-                    y -= 1
-                return month_span(y, mo)
+                return month_span(*shift_month(ref.year, ref.month, -n))
             return year_span(ref.year - n)
         if kind == "rel_unit":
             which, unit = re.sub(r"\s+", " ", g[0].lower()), g[1].lower()
@@ -267,12 +269,7 @@ def _resolve_atom(kind: str, m: re.Match[str], ref: date, future: bool = False) 
             if unit == "weekend":
                 return relative_weekend(ref, which)
             if unit == "month":
-                mo, y = ref.month + step, ref.year
-                if mo < 1:
-                    mo, y = 12, y - 1
-                if mo > 12:
-                    mo, y = 1, y + 1
-                return month_span(y, mo)
+                return month_span(*shift_month(ref.year, ref.month, step))
             return year_span(ref.year + step)
         if kind == "weekday":
             which, wd = re.sub(r"\s+", " ", g[0].lower()), WEEKDAYS[g[1].lower()]

@@ -6,7 +6,7 @@ from datetime import date, datetime, timezone
 import pytest
 
 from app.domain.layers.timeparse import resolve_time_expressions
-from app.domain.timeexpr import overlaps_window, relative_weekend, resolve_time_window
+from app.domain.timeexpr import overlaps_window, relative_weekend, resolve_time_window, shift_month
 
 UTC = timezone.utc
 SAID = datetime(2023, 5, 8, 14, 0, tzinfo=UTC)  # a Monday
@@ -36,3 +36,13 @@ def test_weekends_from_every_day_of_the_week():
         assert last[1] - last[0] == this[1] - this[0] == nxt[1] - nxt[0] == date(2023, 1, 3) - date(2023, 1, 1)
         assert this[0] == sat and last[0] == date(2023, 5, 6)
         assert nxt[0] == (sat if ref < sat else date(2023, 5, 20))
+
+
+def test_shift_month_steps_across_year_ends_both_ways():
+    assert shift_month(2023, 12, 1) == (2024, 1) and shift_month(2024, 1, -1) == (2023, 12)
+    assert shift_month(2023, 5, 0) == (2023, 5) and shift_month(2023, 11, 2) == (2024, 1)
+    assert shift_month(2023, 2, -14) == (2021, 12) and shift_month(2023, 3, 25) == (2025, 4)
+    y, m = 2020, 7  # any k equals k single steps
+    for k in range(1, 40):
+        y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+        assert shift_month(2020, 7, k) == (y, m)

@@ -21,6 +21,7 @@ from app.domain.timeexpr import (
     month_span,
     relative_season,
     season_span,
+    shift_month,
     year_span,
 )
 
@@ -147,11 +148,7 @@ def weekday_the_nth(ref: date, wd: int, day: int, prefer: str) -> date | None:
         d = date(y, mo, day) if valid(y, mo, day) else None
         if d is not None and d.weekday() == wd and ((d >= ref) if step > 0 else (d <= ref)):
             return d
-        mo += step
-        if mo > 12:
-            y, mo = y + 1, 1
-        elif mo < 1:
-            y, mo = y - 1, 12
+        y, mo = shift_month(y, mo, step)
     return None
 
 
@@ -171,8 +168,7 @@ def nth_day(anchor: date, day: int, prefer: str) -> tuple[date, date, date, Gran
         d = date(y, mo, day) if valid(y, mo, day) else None
         if d is not None and ((d >= anchor) if prefer != "past" else (d <= anchor)):
             return d, d, d + timedelta(days=1), "day", label(d, "day")
-        mo += -1 if prefer == "past" else 1
-        y, mo = (y + 1, 1) if mo > 12 else (y - 1, 12) if mo < 1 else (y, mo)
+        y, mo = shift_month(y, mo, -1 if prefer == "past" else 1)
     return None
 
 
@@ -243,9 +239,7 @@ def calendar_span(expr: str, base_day: date, prefer: str) -> tuple[date, date, d
         return s, s, e, "month", f"{calendar.month_name[mo]} {y}"
     m = re.fullmatch(r"(?:(?:at|by|until|before|from) )?the (end|beginning|start|middle) of (the|this|next|last) month", text, re.I)
     if m:
-        step = {"next": 1, "last": -1}.get(m.group(2).lower(), 0)
-        mo, y = base_day.month + step, base_day.year
-        y, mo = (y + 1, 1) if mo > 12 else (y - 1, 12) if mo < 1 else (y, mo)
+        y, mo = shift_month(base_day.year, base_day.month, {"next": 1, "last": -1}.get(m.group(2).lower(), 0))
         part = {"end": "end of", "beginning": "early", "start": "early", "middle": "mid"}[m.group(1).lower()]
         s, e = part_of_month(part, y, mo)
         word = {"end of": "late"}.get(part, part)

@@ -13,7 +13,7 @@ from datetime import date, timedelta
 
 from dateutil.easter import easter
 
-from app.domain.timeexpr import DECADE_RE, MONTH_RE, MONTHS, NUMBER_WORDS, decade_span, month_span
+from app.domain.timeexpr import DECADE_RE, MONTH_RE, MONTHS, NUMBER_WORDS, decade_span, month_span, shift_month
 
 _UNITS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"]
 _TEENS = ["tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
@@ -76,9 +76,7 @@ def nth_weekday(expr: str, ref: date, pick_year) -> date | None:  # noqa: ANN001
     rest = m.group(3).strip(" .,")
     mm = re.fullmatch(r"(the|this|next|last) month", rest)
     if mm:
-        step = {"next": 1, "last": -1}.get(mm.group(1), 0)
-        y, mo = ref.year, ref.month + step
-        y, mo = (y + 1, 1) if mo > 12 else (y - 1, 12) if mo < 1 else (y, mo)
+        y, mo = shift_month(ref.year, ref.month, {"next": 1, "last": -1}.get(mm.group(1), 0))
     else:
         mt = re.match(r"([a-z]+)\.?(?:,? ((?:19|20)\d\d))?$", rest)
         if not mt or mt.group(1) not in MONTHS:
@@ -177,9 +175,7 @@ def shifted_span(expr: str, ref: date) -> tuple[date, date, str] | None:
         if what == "year":
             return date(ref.year + 2 * sign, 1, 1), date(ref.year + 2 * sign + 1, 1, 1), "year"
         if what == "month":
-            y, mo = ref.year, ref.month + 2 * sign
-            y, mo = (y + 1, mo - 12) if mo > 12 else (y - 1, mo + 12) if mo < 1 else (y, mo)
-            s, e = month_span(y, mo)
+            s, e = month_span(*shift_month(ref.year, ref.month, 2 * sign))
             return s, e, "month"
         if what == "weekend":
             sat = ref - timedelta(days=ref.weekday()) + timedelta(days=5)
@@ -213,9 +209,7 @@ def shifted_span(expr: str, ref: date) -> tuple[date, date, str] | None:
         return d, d + timedelta(days=1), "day"
     m = re.fullmatch(r"the (\d{1,2})(?:st|nd|rd|th) of (this|next|last) month", low)
     if m:
-        step = {"next": 1, "last": -1}.get(m.group(2), 0)
-        y, mo = ref.year, ref.month + step
-        y, mo = (y + 1, 1) if mo > 12 else (y - 1, 12) if mo < 1 else (y, mo)
+        y, mo = shift_month(ref.year, ref.month, {"next": 1, "last": -1}.get(m.group(2), 0))
         try:
             d = date(y, mo, int(m.group(1)))
         except ValueError:
