@@ -105,6 +105,9 @@ class Recipe(BaseModel):
     summaries: bool = _field(True, "context_summaries", "Episode summaries stand in for direct evidence that does "
                              "not fit the budget.", stage=True)
     notice: bool = _field(True, "context_notice", "End the context with a note of what was left out.")
+    compact_stamps: bool = _field(True, "context_compact_stamps", "Context lines stamped where the time changes: "
+                                  "a day's first line with the date and time, a new minute with its time, a line "
+                                  "in the same minute as the one above with none (room for more turns).")
     abstain_learned: bool = _field(True, "abstain_learned", "Decide abstention with the shipped model over the "
                                    "question's evidence (how many of its words occur in the conversation and in "
                                    "the first ten items, the best cosine; app/adapters/abstain_model/), where "

@@ -182,7 +182,7 @@ def _assemble(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
         near = {pk: [e for e in evs if metadata_matches(e.metadata, q.scope.where)] for pk, evs in near.items()}
     known = {r.event.id: r.event for r in ranked} | {e.id: e for rows_ in near.values() for e in rows_}
     plan = AssemblyPlan(direct=q.top_k, neighbour_of=recipe.neighbour_of if recipe.neighbours else 0,
-                        notice=recipe.notice)
+                        notice=recipe.notice, compact_stamps=recipe.compact_stamps)
     ctx_ranked = [_ctx_item(r.event, sig, known) for r in ranked]
     ctx_near = {pk: [_ctx_item(e, sig, known) for e in evs] for pk, evs in near.items()}
     at_least = getattr(embedder, "token_floor", None)  # a cheap lower bound of count_tokens, when it has one

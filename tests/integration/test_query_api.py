@@ -1,6 +1,8 @@
 """The query endpoint in-process: lexical evidence right after the POST, filters, budgets, ablation."""
 from __future__ import annotations
 
+import re
+
 from app.adapters.embedder import count_tokens
 from tests.support import auth
 
@@ -38,6 +40,24 @@ def test_lexical_finds_events_as_soon_as_post_returns(client, tenant):
     assert "Ana: We finally moved to Denver" in out["context"]
 
 
+def _stamps(context: str) -> list[str]:
+    """Each turn's "YYYY-MM-DD HH:MM", read from the compact stamps: a day's first line has the date
+    and time, a new minute its time, a line in the same minute as the one above none."""
+    out, day, time = [], "", ""
+    for line in context.splitlines():
+        if line.endswith("left out to fit the token budget.]"):
+            continue
+        full = re.match(r"\[(\d{4}-\d\d-\d\d) (\d\d:\d\d)\] ", line)
+        short = re.match(r"\[(\d\d:\d\d)\] ", line)
+        if full:
+            day, time = full.groups()
+        elif short:
+            time = short.group(1)
+        assert day, line  # the first line says its date
+        out.append(f"{day} {time}")
+    return out
+
+
 def test_context_is_time_ordered_dated_and_within_budget(client, tenant):
     _, key = tenant
     load(client, key)
@@ -45,7 +65,7 @@ def test_context_is_time_ordered_dated_and_within_budget(client, tenant):
         out = q(client, key, query="bakery job sourdough Miso Denver", conversation_id="talk", token_budget=budget)
         assert out["context_tokens"] <= budget
         assert count_tokens(out["context"]) == out["context_tokens"]
-        stamps = [line[1:17] for line in out["context"].splitlines()]
+        stamps = _stamps(out["context"])
         assert stamps == sorted(stamps)
     small = q(client, key, query="bakery job", conversation_id="talk", token_budget=25)
     assert sum(it["in_context"] for it in small["items"]) < len(small["items"])

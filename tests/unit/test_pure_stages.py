@@ -162,3 +162,58 @@ def test_finding_terms_stay_within_the_expected_match_budget():
     assert finding_terms(terms, shares, 0.01, 10_000, 5_000) == ["denver", "hike", "ski", "trail"]  # small: all fit
     # the rarest term finds even when it alone is over the budget
     assert finding_terms(["hike", "trail"], shares, 0.01, 1_000_000, 100) == ["hike"]
+
+
+
+def _compact(**kw) -> AssemblyPlan:
+    return AssemblyPlan(notice=False, compact_stamps=True, **kw)
+
+
+def test_compact_stamps_say_the_date_once_per_day_the_time_once_per_minute_and_fit_more_turns():
+    t = datetime(2024, 3, 5, 18, 0, tzinfo=timezone.utc)
+    same_day = [ContextItem(i, "Ana", f"turn {i}", t + timedelta(seconds=20 * i)) for i in range(6)]  # 3 minutes
+    next_day = ContextItem(9, "Ben", "ok", t + timedelta(days=1))
+    items = [*same_day, next_day]
+    budget = sum(words(render_line(it)) for it in same_day)  # six lines with their full stamps: no seventh
+    plain = assemble(items, budget, words, plan=AssemblyPlan(direct=7, notice=False))
+    assert plain.included == frozenset(range(6))
+    compact = assemble(items, budget, words, plan=_compact(direct=7))
+    assert compact.included == frozenset({*range(6), 9})  # the room the repeated stamps took holds one more
+    assert compact.text.splitlines() == [
+        "[2024-03-05 18:00] Ana: turn 0", "Ana: turn 1", "Ana: turn 2",
+        "[18:01] Ana: turn 3", "Ana: turn 4", "Ana: turn 5",
+        "[2024-03-06 18:00] Ben: ok"]
+    assert compact.tokens == words(compact.text) <= budget
+
+
+def test_compact_stamps_cost_the_same_whichever_line_of_a_day_is_taken_first():
+    t = datetime(2024, 3, 5, 9, 0, tzinfo=timezone.utc)
+    late = ContextItem(1, "Ana", "later that day", t + timedelta(hours=8))
+    early = ContextItem(2, "Ben", "in the morning", t)
+    # the later turn ranks first; the morning turn is written first, with the date
+    exact = words(render_line(early)) + words(render_line(late, form="time"))
+    ctx = assemble([late, early], exact, words, plan=_compact(direct=2))
+    assert ctx.text.splitlines() == ["[2024-03-05 09:00] Ben: in the morning", "[17:00] Ana: later that day"]
+    assert ctx.tokens == words(ctx.text) == exact
+    assert assemble([late, early], exact - 1, words, plan=_compact(direct=2)).included == frozenset({1})
+
+
+def test_compact_stamps_open_a_day_with_its_summary():
+    from app.domain.retrieval.assemble import SummaryItem, render_summary
+
+    t = datetime(2024, 1, 1, 10, 0, tzinfo=timezone.utc)
+    long = ContextItem(1, "A", "we talked about the trip " * 30, t)
+    later = ContextItem(2, "B", "ok then", t + timedelta(hours=2))
+    summary = SummaryItem(4, "c", "A planned a trip to Oslo in June.", t, t + timedelta(hours=1))
+    ctx = assemble([long, later], 40, words, plan=_compact(direct=2), summaries={1: summary})
+    assert ctx.text.splitlines() == [render_summary(summary), "[2024-01-01 12:00] B: ok then"]
+    assert ctx.tokens == words(ctx.text) <= 40
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 180), st.integers(1, 6)), min_size=1, max_size=12),
+       st.integers(0, 60))
+def test_compact_stamps_never_overflow_and_count_exactly(spec, budget):
+    t = datetime(2024, 5, 1, 8, 0, tzinfo=timezone.utc)
+    items = [ContextItem(i, "Ana", "w " * n, t + timedelta(days=d, minutes=m)) for i, (d, m, n) in enumerate(spec)]
+    ctx = assemble(items, budget, words, plan=AssemblyPlan(direct=len(items), compact_stamps=True))
+    assert ctx.tokens == words(ctx.text) <= max(budget, 0)

@@ -16,7 +16,7 @@ SHIPPED = {
     "reweight": True, "learned": True, "current_first": True, "asker": True, "asker_beta": 1.0, "addressee_beta": 0.5, "speaker_beta": 0.0,
     "reweight_depth": 100, "salience_floor": None, "rerank": False,
     "rerank_top_n": 20, "rerank_alpha": 0.55, "neighbours": 1, "neighbour_of": 5, "summaries": True,
-    "notice": True, "abstain_learned": True, "abstain_dense_floor": 0.31, "abstain_rerank_floor": 0.52,
+    "notice": True, "compact_stamps": True, "abstain_learned": True, "abstain_dense_floor": 0.31, "abstain_rerank_floor": 0.52,
 }
 # The documented variable of every field (README's configuration table), and a value other than its default.
 ENV = {
@@ -53,6 +53,7 @@ ENV = {
     "neighbour_of": ("PALIMPSEST_CONTEXT_NEIGHBOUR_OF", "3", 3),
     "summaries": ("PALIMPSEST_CONTEXT_SUMMARIES", "false", False),
     "notice": ("PALIMPSEST_CONTEXT_NOTICE", "false", False),
+    "compact_stamps": ("PALIMPSEST_CONTEXT_COMPACT_STAMPS", "false", False),
     "abstain_learned": ("PALIMPSEST_ABSTAIN_LEARNED", "false", False),
     "abstain_dense_floor": ("PALIMPSEST_ABSTAIN_DENSE_FLOOR", "0.4", 0.4),
     "abstain_rerank_floor": ("PALIMPSEST_ABSTAIN_RERANK_FLOOR", "0.6", 0.6),

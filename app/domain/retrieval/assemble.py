@@ -9,8 +9,13 @@
 5. a closing notice of what was left out, so the answer model knows the context is partial.
 
 A piece that does not fit is skipped, not truncated, so shorter evidence behind it still gets
-in. The chosen lines are then ordered by time, each with its absolute date and speaker, so the
-answer model reads the conversation as it happened.
+in. The chosen lines are then ordered by time, each with its speaker, so the answer model reads the
+conversation as it happened. With `compact_stamps` a stamp is written where the time changes: a
+day's first line carries the full date and time, a line in a new minute of that day its time alone,
+and a line said in the same minute as the line above it none ("[2023-05-21 13:45] ..." then
+"[13:50] ...", then no stamp): the same facts, not repeated on every line, leaving room for more
+turns (a short chat turn is ~48 tokens, its full stamp 11 of them). A day's episode summaries open
+its group.
 
 Each line shows what the layers resolved: a relative date gets its absolute date beside the words
 ("last Saturday [15 April 2023]"), and a turn whose claim a later turn replaced says so
@@ -58,6 +63,7 @@ class AssemblyPlan:
     direct: int = 10  # how many top candidates count as direct evidence
     neighbour_of: int = 5  # neighbours are added around this many of the best candidates
     notice: bool = True
+    compact_stamps: bool = False  # a stamp where the time changes only: date once per day, time once per minute
 
 
 @dataclass
@@ -101,12 +107,17 @@ def superseded_note(item: ContextItem) -> str:
     return f" [superseded by a later statement{when}]"
 
 
-def render_line(item: ContextItem, dates: bool = True) -> str:
+def render_line(item: ContextItem, dates: bool = True, form: str = "full") -> str:
     """The item's line in the context; `dates=False`: without the resolved dates (each " [...]" they
-    add only lengthens it: `assemble`'s lower bound is read from this)."""
+    add only lengthens it: `assemble`'s lower bound is read from this); `form`: its stamp, "full"
+    (date and time), "time" (the time alone) or "none" (with `compact_stamps`)."""
     content = annotate_dates(item.content, item.occurred_at) if dates else item.content
-    return (f"[{item.occurred_at.strftime('%Y-%m-%d %H:%M')}] {turn_text(item.speaker, content)}"
-            f"{superseded_note(item)}")
+    body = f"{turn_text(item.speaker, content)}{superseded_note(item)}"
+    return body if form == "none" else f"{stamp(item.occurred_at, form == 'time')} {body}"
+
+
+def stamp(at: datetime, short: bool = False) -> str:
+    return f"[{at.strftime('%H:%M' if short else '%Y-%m-%d %H:%M')}]"
 
 
 # Token counts (and lower bounds) of rendered lines, per counting function and item, kept across
@@ -114,19 +125,64 @@ def render_line(item: ContextItem, dates: bool = True) -> str:
 # passes, and rendering a line (its dates resolved) costs more than counting it. Emptied when full;
 # each entry holds its item (a BEAM-size turn is ~2 KB: ~10 MB for a full cache of those).
 LINE_CACHE = 4096
-_COUNTS: dict[tuple[Callable[[str], int], ContextItem], int] = {}
-_FLOORS: dict[tuple[Callable[[str], int], ContextItem], int] = {}
+_COUNTS: dict[tuple[Callable[[str], int], ContextItem, str], int] = {}
+_FLOORS: dict[tuple[Callable[[str], int], ContextItem, str], int] = {}
 
 
-def _remembered(memo: dict[tuple[Callable[[str], int], ContextItem], int], count: Callable[[str], int],
-                item: ContextItem, dates: bool = True) -> int:
-    key = (count, item)
+def _remembered(memo: dict[tuple[Callable[[str], int], ContextItem, str], int], count: Callable[[str], int],
+                item: ContextItem, dates: bool = True, form: str = "full") -> int:
+    key = (count, item, form)
     n = memo.get(key)
     if n is None:
         if len(memo) >= LINE_CACHE:
             memo.clear()
-        n = memo[key] = count(render_line(item, dates))
+        n = memo[key] = count(render_line(item, dates, form))
     return n
+
+
+_STAMP_COSTS: dict[tuple[Callable[[str], int], datetime, bool], int] = {}
+
+
+def _stamp_cost(count: Callable[[str], int], at: datetime, short: bool) -> int:
+    """Tokens of a line's stamp, the full one or the time alone (a stamp is its own whitespace-
+    separated words: a line costs its stamp plus the rest)."""
+    key = (count, at.replace(second=0, microsecond=0), short)
+    n = _STAMP_COSTS.get(key)
+    if n is None:
+        if len(_STAMP_COSTS) >= LINE_CACHE:
+            _STAMP_COSTS.clear()
+        n = _STAMP_COSTS[key] = count(stamp(at, short))
+    return n
+
+
+def _minute(at: datetime) -> tuple[object, int, int]:
+    return (at.date(), at.hour, at.minute)
+
+
+def _lines(chosen: list[ContextItem], picked: list[SummaryItem], compact: bool) -> list[str]:
+    """The context's lines in time order. With `compact`, grouped by day: a day's summaries first
+    (a summary's own stamp says its span), then its turns, the first with the full stamp, a turn in
+    a new minute with its time, any other without a stamp."""
+    if not compact:
+        timed = [(it.occurred_at, it.id, render_line(it)) for it in chosen]
+        timed += [(s.start, -1 - s.episode, render_summary(s)) for s in picked]
+        return [line for _, _, line in sorted(timed, key=lambda x: (x[0], x[1]))]
+    keyed: list[tuple[tuple, ContextItem | SummaryItem]] = \
+        [((it.occurred_at.date(), 1, it.occurred_at, it.id), it) for it in chosen]
+    keyed += [((s.start.date(), 0, s.start, -1 - s.episode), s) for s in picked]
+    out: list[str] = []
+    days: set[object] = set()
+    last: tuple[object, int, int] | None = None
+    for (day, _, _, _), x in sorted(keyed, key=lambda kx: kx[0]):
+        if isinstance(x, SummaryItem):
+            out.append(render_summary(x))
+            continue
+        minute = _minute(x.occurred_at)
+        out.append(render_line(x, form="time" if day in days else "full") if minute != last
+                   else render_line(x, form="none"))
+        days.add(day)
+        last = minute
+    return out
 
 
 def render_summary(s: SummaryItem) -> str:
@@ -161,19 +217,34 @@ def assemble(
     reserve = count_tokens(notice_text(len(ranked))) if plan.notice and ranked else 0
     room = max(0, budget - reserve)
 
+    compact = plan.compact_stamps
+    form = "none" if compact else "full"  # what a line is counted as; with compact, its stamps apart
+    days: set[object] = set()  # with compact: the days whose full stamp is paid for (their first line)
+    minutes: set[tuple[object, int, int]] = set()  # and the minutes whose stamp is
+
     def take(item: ContextItem, reason: str) -> None:
         nonlocal used
         if item.id in chosen:
             return
         c = cost.get(item.id)
         if c is None:
-            if at_least is not None and used + _remembered(_FLOORS, at_least, item, dates=False) > room:
+            if at_least is not None and used + _remembered(_FLOORS, at_least, item, False, form) > room:
                 return  # the exact count is at least as high: it cannot fit either
-            c = cost[item.id] = _remembered(_COUNTS, count_tokens, item)
-        if used + c <= room:
+            c = cost[item.id] = _remembered(_COUNTS, count_tokens, item, True, form)
+        # with compact stamps the lines of one minute (of one day) are together in time order and share
+        # a stamp: the time, paid by whichever is taken first; the day's first line has the full stamp,
+        # the date paid once per day (a stamp is its own words: the date costs the same on any line)
+        at, extra = item.occurred_at, 0
+        if compact:
+            extra += _stamp_cost(count_tokens, at, True) if _minute(at) not in minutes else 0
+            if at.date() not in days:
+                extra += max(0, _stamp_cost(count_tokens, at, False) - _stamp_cost(count_tokens, at, True))
+        if used + c + extra <= room:
             chosen[item.id] = item
             reasons[item.id] = reason
-            used += c
+            used += c + extra
+            days.add(at.date())
+            minutes.add(_minute(at))
 
     for item in ranked[: plan.direct]:
         take(item, "direct evidence")
@@ -199,15 +270,13 @@ def assemble(
             used += c
     # No line is shorter than its date stamp: once less room than that is left, stop counting the
     # rest (a long ranked list would otherwise be tokenized to the end for nothing).
-    floor = count_tokens(render_line(ContextItem(0, "", "", _STAMP)))
+    floor = count_tokens(render_line(ContextItem(0, "", "", _STAMP), form=form)) or 1
     for item in ranked[plan.direct:]:
         if room - used < floor:
             break
         take(item, "ranked candidate")
 
-    timed = [(it.occurred_at, it.id, render_line(it)) for it in chosen.values()]
-    timed += [(s.start, -1 - s.episode, render_summary(s)) for s in picked.values()]
-    lines = [line for _, _, line in sorted(timed, key=lambda x: (x[0], x[1]))]
+    lines = _lines(list(chosen.values()), list(picked.values()), compact)
     left_out = sum(1 for it in ranked if it.id not in chosen)
     if left_out and plan.notice and reserve and lines:
         note = notice_text(left_out)
