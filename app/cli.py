@@ -171,7 +171,7 @@ def worker(
     concurrency: int = typer.Option(1, help="worker processes"),
     role: str = typer.Option("all", help="all: every queue (one worker runs everything); main: every task but "
                                          "the graph's; graph: the graph's queues only, in one process"),
-    graph_shard: int = typer.Option(None, "--graph-shard",
+    graph_shard: int = typer.Option(None, "--graph-shard", envvar="PALIMPSEST_GRAPH_SHARD",
                                     help="a graph worker of this shard only (0 .. PALIMPSEST_GRAPH_SHARDS-1)"),
 ) -> None:
     """Run a Celery worker. The graph layer keeps each conversation's assembly in the process that built

@@ -17,6 +17,7 @@ import structlog
 
 from app.domain.layer_registry import LAYERS
 from app.domain.queues import group_by_queue
+from app.settings import get_settings
 
 log = structlog.get_logger(__name__)
 
@@ -34,8 +35,6 @@ def chunks(items: list[int], size: int) -> list[list[int]]:
 def enqueue(layer: str, pks: list[int], chunk_size: int, owners: dict[int, tuple[int, str]] | None = None) -> int:
     """Send one task per chunk and queue (`owners`: each event's (tenant, conversation), which routes
     the graph's tasks); returns how many chunks were sent (fewer if the broker is unreachable)."""
-    from app.settings import get_settings
-
     s = get_settings()
     sent = 0
     for queue, group in group_by_queue(layer, pks, s.celery_queue, s.graph_shards, owners).items():
