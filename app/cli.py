@@ -167,9 +167,29 @@ def _celery(*args: str) -> None:
 
 
 @app.command()
-def worker(concurrency: int = typer.Option(1, help="worker processes")) -> None:
-    """Run a Celery worker."""
-    _celery("worker", "--loglevel", "INFO", "--concurrency", str(concurrency), "-E")
+def worker(
+    concurrency: int = typer.Option(1, help="worker processes"),
+    role: str = typer.Option("all", help="all: every queue (one worker runs everything); main: every task but "
+                                         "the graph's; graph: the graph's queues only, in one process"),
+    graph_shard: int = typer.Option(None, "--graph-shard", envvar="PALIMPSEST_GRAPH_SHARD",
+                                    help="a graph worker of this shard only (0 .. PALIMPSEST_GRAPH_SHARDS-1)"),
+) -> None:
+    """Run a Celery worker. The graph layer keeps each conversation's assembly in the process that built
+    its last batch, so with more than one worker process run `--role main` beside one `--role graph`
+    (concurrency 1) per graph shard (docs/deploy.md)."""
+    from app.domain.queues import worker_args
+
+    s = get_settings()
+    if graph_shard is not None and role == "all":
+        role = "graph"
+    if role == "graph" and concurrency != 1:
+        raise typer.BadParameter("a graph worker runs one process (its assembly is per process): "
+                                 "run one graph worker per shard instead", param_hint="--concurrency")
+    try:
+        args = worker_args(s.celery_queue, s.graph_shards, role, concurrency, graph_shard)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    _celery(*args)
 
 
 @app.command()

@@ -244,6 +244,10 @@ class ServiceStack:
     flower: bool = False
     flower_port: int = 5555
     worker_concurrency: int = 1
+    # A separate single-process worker for the graph's queues (app/domain/queues.py), the main worker
+    # then taking every other queue. None: when worker_concurrency > 1 (one worker process runs
+    # everything, the graph included, with its affinity for free). False: one worker on every queue.
+    graph_worker: bool | None = None
     queue: str | None = None  # Celery queue of this stack's API and worker (default: the setting)
     extra_env: dict[str, str] = field(default_factory=dict)
     log_dir: Path | None = None
@@ -302,11 +306,9 @@ class ServiceStack:
             [py, "-m", "uvicorn", "app.api.main:app", "--host", self.host, "--port", str(self.port),
              "--no-access-log"],
         )
-        self._spawn(
-            "worker",
-            [py, "-m", "celery", "-A", "workers.celery_app", "worker", "--loglevel", "INFO",
-             "--concurrency", str(self.worker_concurrency), "--pool", "prefork", "-E"],
-        )
+        celery = [py, "-m", "celery", "-A", "workers.celery_app"]
+        for name, args in self.worker_commands().items():
+            self._spawn(name, [*celery, *args, "--pool", "prefork"])
         if self.beat:
             beat_file = self.var_dir.resolve() / "celerybeat-schedule"
             self._spawn("beat", [py, "-m", "celery", "-A", "workers.celery_app", "beat", "--loglevel", "INFO",
@@ -316,6 +318,20 @@ class ServiceStack:
                                    f"--port={self.flower_port}", f"--address={self.host}"])
         wait_http(f"{self.base_url}/readyz", proc=self.procs["api"])
         return self
+
+    def worker_commands(self) -> dict[str, list[str]]:
+        """The `celery` arguments of this stack's workers: "worker" (and "graph-worker")."""
+        from app.domain.queues import worker_args
+        from app.settings import get_settings
+
+        env, s = self.env(), get_settings()  # the stack's processes read env() over the settings
+        base = env.get("PALIMPSEST_CELERY_QUEUE") or s.celery_queue
+        shards = int(env.get("PALIMPSEST_GRAPH_SHARDS") or s.graph_shards)
+        split = self.worker_concurrency > 1 if self.graph_worker is None else self.graph_worker
+        if not split:
+            return {"worker": worker_args(base, shards, "all", self.worker_concurrency)}
+        return {"worker": worker_args(base, shards, "main", self.worker_concurrency),
+                "graph-worker": worker_args(base, shards, "graph", 1)}
 
     def kill(self, name: str, sig: int = 9) -> None:
         """Send `sig` to a process and all its children (fault-injection tests)."""

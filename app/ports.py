@@ -77,9 +77,10 @@ class Retriever(Protocol):
 
 @runtime_checkable
 class Dispatcher(Protocol):
-    def enqueue(self, layer: str, pks: list[int]) -> int:
+    def enqueue(self, layer: str, pks: list[int], owners: dict[int, tuple[int, str]] | None = None) -> int:
         """Send the layer's work for these events; returns how many tasks were sent (0: broker down,
-        the outbox sweeper sends them later)."""
+        the outbox sweeper sends them later). `owners` maps each event to its (tenant, conversation)
+        where the caller knows it: the graph's tasks are routed by conversation (`app.domain.queues`)."""
         ...
 
     def publish(self, task: str, args: list) -> bool:

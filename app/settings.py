@@ -135,6 +135,11 @@ class Settings(RecipeSettings):  # type: ignore[misc, valid-type]
 
     # --- workers
     celery_queue: str = "palimpsest"  # one queue per deployment (tests give each stack its own)
+    # The graph's tasks go to `<celery_queue>.graph` (N > 1: `<celery_queue>.graph.<i>`, a conversation's
+    # shard by a stable hash), each consumed by one single-process worker (`palimpsest worker --role
+    # graph [--graph-shard i]`), so a conversation's batches land on the process that holds its
+    # assembly (app/domain/queues.py). Changing it strands nothing: the sweeper re-sends pending rows.
+    graph_shards: int = Field(default=1, ge=1, le=64)
     # Events per background task. The embed task encodes its chunk in one call, sorted by length, so
     # a bigger chunk pads less: 256 indexed at 93% of the raw embedder (worker alone 99%), 64 at 83%
     # (88%), same run (docs/scaling.md). Smaller spreads one post over more workers.

@@ -3,8 +3,11 @@ from __future__ import annotations
 
 from celery import Celery
 import structlog
+from kombu import Exchange, Queue
 from celery.signals import setup_logging, task_postrun, task_prerun, worker_process_init
 
+from app.domain.layer_registry import LAYERS
+from app.domain.queues import graph_queue, worker_queues
 from app.runtime import install, redis_url
 from app.settings import get_settings
 
@@ -29,6 +32,12 @@ def make_celery() -> Celery:
         broker_connection_retry_on_startup=True,
         broker_transport_options={"visibility_timeout": 3600, "socket_connect_timeout": 2, "socket_timeout": 5},
         task_default_queue=s.celery_queue,
+        # Every queue of the deployment: the default one and the graph's (app/domain/queues.py). A worker
+        # started without -Q consumes them all; `palimpsest worker --role` picks. The dispatcher names a
+        # graph task's queue by its conversation; a graph task sent without one (a retry keeps its
+        # queue) goes to shard 0.
+        task_queues=[Queue(q, Exchange(q), routing_key=q) for q in worker_queues(s.celery_queue, s.graph_shards)],
+        task_routes={LAYERS["graph"]: {"queue": graph_queue(s.celery_queue, 0, s.graph_shards)}},
         worker_hijack_root_logger=False,
         beat_schedule={
             # A periodic task that waits in the queue for ten of its periods is dropped, not run late: behind

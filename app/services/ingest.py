@@ -73,9 +73,10 @@ def ingest(tenant_id: int, batch: Sequence[Event], dispatcher: Dispatcher) -> li
             raise
         raise BadCorrection([(0, "an event this batch corrects was corrected at the same time by another "
                                  "request; read it again and correct the newest version")], 409) from None
-    created = [r.id for r in results if r.status == "created"]
+    owners = {r.id: (tenant_id, r.conversation_id) for r in results if r.status == "created"}
+    created = list(owners)
     for layer in layers:
-        dispatcher.enqueue(layer, created)
+        dispatcher.enqueue(layer, created, owners)
     return results
 
 

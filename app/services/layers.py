@@ -117,7 +117,8 @@ def process_conversation(layer: str, tenant_id: int, conversation_id: str, *, fo
         else:
             outbox.mark_done(conn, job.layer, pending)
     log.info("layer_built", layer=job.layer, tenant=tenant_id, conversation=conversation_id, events=n_events,
-             marked=len(pending), seconds=round(seconds, 3), version=version, run=stats.get("run", "full"))
+             marked=len(pending), seconds=round(seconds, 3), version=version, run=stats.get("run", "full"),
+             **({"assembly": stats["assembly"]} if "assembly" in stats else {}))  # the graph's: held or rebuilt
     if (fell := (stats.get("llm_assertions") or {}).get("fallback_batches")):  # said, never hidden
         log.warning("llm_assertions_fell_back", layer=job.layer, tenant=tenant_id, conversation=conversation_id,
                     batches=fell, reasons=stats["llm_assertions"].get("fallback_reasons"))
@@ -146,16 +147,16 @@ def kick(finished_layer: str, convs: list[tuple[int, str]], dispatcher: Dispatch
     if not waiting or not convs:
         return {}
     with get_engine().connect() as conn:
-        ready: dict[str, list[int]] = {}
+        ready: dict[str, dict[int, tuple[int, str]]] = {}  # layer -> {event pk: its (tenant, conversation)}
         for tenant_id, conv in convs:
             busy = outbox.pending_layers(conn, tenant_id, conv, list(LAYERS))
             for layer in waiting:
                 if layer in busy and not (busy & set(DEPENDS.get(layer, ()))):
                     first = outbox.first_pending(conn, [(tenant_id, conv)], [layer]).get(layer, [])
-                    ready.setdefault(layer, []).extend(first)
+                    ready.setdefault(layer, {}).update(dict.fromkeys(first, (tenant_id, conv)))
     sent = {}
-    for layer, pks in ready.items():
-        sent[layer] = dispatcher.enqueue(layer, pks)
+    for layer, owners in ready.items():
+        sent[layer] = dispatcher.enqueue(layer, list(owners), owners)
     if sent:
         log.info("layers_started", after=finished_layer, **{k: len(v) for k, v in ready.items()})
     return sent
@@ -174,9 +175,9 @@ def sweep_once(dispatcher: Dispatcher) -> dict[str, int]:
     harmless. Returns how many rows per layer."""
     with get_engine().begin() as conn:
         stale = outbox.claim_stale(conn, get_settings().sweep_stale_after_s)
-    for layer, pks in stale.items():
-        dispatcher.enqueue(layer, pks)
-    counts = {layer: len(pks) for layer, pks in stale.items()}
+    for layer, owners in stale.items():
+        dispatcher.enqueue(layer, list(owners), owners)
+    counts = {layer: len(owners) for layer, owners in stale.items()}
     if counts:
         log.info("sweep_requeued", **counts)
     return counts

@@ -88,14 +88,15 @@ def mark_layer_done(conn: Connection, tenant_id: int, layer: str, after_pk: int)
     return res.rowcount
 
 
-def claim_stale(conn: Connection, stale_after_s: float, limit: int = 5000) -> dict[str, list[int]]:
-    """Pending rows never enqueued or enqueued long ago, per layer; stamped as enqueued now.
+def claim_stale(conn: Connection, stale_after_s: float, limit: int = 5000) -> dict[str, dict[int, tuple[int, str]]]:
+    """Pending rows never enqueued or enqueued long ago, per layer (event pk -> its tenant and
+    conversation, in pk order: the graph's tasks are routed by conversation); stamped as enqueued now.
 
     SKIP LOCKED lets two sweepers (two beat instances by mistake) share the work without doubling it.
     """
     cutoff = datetime.now(timezone.utc) - timedelta(seconds=stale_after_s)
     rows = conn.execute(
-        select(IndexingState.layer, IndexingState.event_pk)
+        select(IndexingState.layer, IndexingState.event_pk, IndexingState.tenant_id, IndexingState.conversation_id)
         .where(
             IndexingState.done_at.is_(None),
             (IndexingState.enqueued_at.is_(None)) | (IndexingState.enqueued_at < cutoff),
@@ -104,11 +105,11 @@ def claim_stale(conn: Connection, stale_after_s: float, limit: int = 5000) -> di
         .limit(limit)
         .with_for_update(skip_locked=True)
     ).all()
-    by_layer: dict[str, list[int]] = {}
-    for layer, pk in rows:
-        by_layer.setdefault(layer, []).append(pk)
-    for layer, pks in by_layer.items():
-        mark_enqueued(conn, layer, pks)
+    by_layer: dict[str, dict[int, tuple[int, str]]] = {}
+    for layer, pk, tenant_id, conv in rows:
+        by_layer.setdefault(layer, {})[pk] = (tenant_id, conv)
+    for layer, owners in by_layer.items():
+        mark_enqueued(conn, layer, list(owners))
     return by_layer
 
 

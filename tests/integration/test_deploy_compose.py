@@ -23,7 +23,7 @@ from tests.integration.deploy_support import (
 )
 
 
-APP_SERVICES = {"migrate", "api", "worker", "beat", "flower"}
+APP_SERVICES = {"migrate", "api", "worker", "graph-worker", "beat", "flower"}
 
 
 def _interpolate(value: str) -> str:
@@ -39,7 +39,7 @@ def test_compose_services_images_and_commands() -> None:
     assert services["postgres"]["image"] == "pgvector/pgvector:pg16"
     assert services["redis"]["image"].startswith("redis:")
     images = {services[s]["image"] for s in APP_SERVICES}
-    assert len(images) == 1  # one image, five roles
+    assert len(images) == 1  # one image, every role
     for name in APP_SERVICES:
         svc = services[name]
         assert (COMPOSE.parent / svc["build"]["context"] / svc["build"]["dockerfile"]).resolve() == DOCKERFILE
@@ -53,8 +53,23 @@ def test_compose_services_images_and_commands() -> None:
         assert ":?" in env["PALIMPSEST_BOOTSTRAP_API_KEY"]
         assert "deploy" not in svc or svc["deploy"].get("replicas", 1) == 1 or name == "worker"
     assert services["migrate"]["command"] == ["migrate"] and services["migrate"]["restart"] == "no"
-    for name in ("api", "worker", "beat"):
+    for name in ("api", "worker", "graph-worker", "beat"):
         assert services[name]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+
+
+def test_compose_runs_the_graph_in_one_process_beside_the_main_worker() -> None:
+    """The graph's tasks go to a worker of their own, one process (#18 item 4): the main worker does
+    not take them, the graph worker takes nothing else, and together they consume every queue."""
+    from app.domain.queues import worker_queues
+
+    s = compose()["services"]
+    main, graph = s["worker"]["command"], s["graph-worker"]["command"]
+    assert main[:3] == ["worker", "--role", "main"]
+    assert graph == ["worker", "--role", "graph"]  # concurrency 1, the default
+    assert "deploy" not in s["graph-worker"]
+    assert "graph@$$HOSTNAME" in " ".join(s["graph-worker"]["healthcheck"]["test"])
+    consumed = worker_queues("q", 1, "main") + worker_queues("q", 1, "graph")
+    assert sorted(consumed) == sorted(worker_queues("q", 1, "all"))
 
 
 def test_compose_health_checks_and_volumes() -> None:
@@ -72,7 +87,7 @@ def test_compose_health_checks_and_volumes() -> None:
     named = set(c["volumes"])
     used = {v.split(":")[0] for svc in s.values() for v in svc.get("volumes", [])}
     assert used == named == {"pgdata", "redisdata", "beat"}
-    for name in ("postgres", "redis", "api", "worker", "flower"):
+    for name in ("postgres", "redis", "api", "worker", "graph-worker", "flower"):
         hc = s[name]["healthcheck"]
         assert hc.get("interval") and hc.get("retries")
 
@@ -103,7 +118,8 @@ def test_docker_compose_config() -> None:
     assert ok.returncode == 0, ok.stderr
     cfg = json.loads(ok.stdout)
     assert set(cfg["services"]) == {"postgres", "redis"} | APP_SERVICES
-    assert cfg["services"]["worker"]["command"] == ["worker", "--concurrency", "2"]
+    assert cfg["services"]["worker"]["command"] == ["worker", "--role", "main", "--concurrency", "2"]
+    assert cfg["services"]["graph-worker"]["command"] == ["worker", "--role", "graph"]
     assert cfg["services"]["api"]["environment"]["PALIMPSEST_BOOTSTRAP_API_KEY"] == "pal_abc123_secret"
     no_key = subprocess.run([*cmd, "-f", str(COMPOSE), "config", "--quiet"], capture_output=True, text=True,
                             env=env, timeout=60)

@@ -34,10 +34,14 @@ def test_k8s_kinds_api_versions_and_kustomization() -> None:
         assert d["metadata"]["name"]
     kust = yaml.safe_load((K8S / "kustomization.yaml").read_text())
     assert set(kust["resources"]) == {p.name for p in K8S.glob("*.yaml")} - {"kustomization.yaml"}
-    assert set(by("Deployment")) == {"palimpsest-api", "palimpsest-worker", "palimpsest-beat", "palimpsest-flower"}
+    assert set(by("Deployment")) == {"palimpsest-api", "palimpsest-worker", "palimpsest-graph-worker",
+                                     "palimpsest-beat", "palimpsest-flower"}
     assert set(by("Job")) == {"palimpsest-migrate"}
-    beat = by("Deployment")["palimpsest-beat"]["spec"]
-    assert beat["replicas"] == 1 and beat["strategy"]["type"] == "Recreate"
+    for single in ("palimpsest-beat", "palimpsest-graph-worker"):  # exactly one, also during a rollout
+        spec = by("Deployment")[single]["spec"]
+        assert spec["replicas"] == 1 and spec["strategy"]["type"] == "Recreate", single
+    assert not any(h["spec"]["scaleTargetRef"]["name"] == "palimpsest-graph-worker"
+                   for h in by("HorizontalPodAutoscaler").values())
     hpa = by("HorizontalPodAutoscaler")["palimpsest-worker"]["spec"]
     assert hpa["scaleTargetRef"]["name"] == "palimpsest-worker" and hpa["maxReplicas"] > hpa["minReplicas"] >= 1
 
@@ -65,8 +69,11 @@ def test_k8s_containers_run_real_commands_as_non_root_with_resources() -> None:
             if sc.get("readOnlyRootFilesystem"):
                 mounts = {m["mountPath"] for m in c.get("volumeMounts", [])}
                 assert {"/tmp", "/var/lib/palimpsest"} <= mounts, name
-    assert roles == {"palimpsest-api": "serve", "palimpsest-worker": "worker", "palimpsest-beat": "beat",
-                     "palimpsest-flower": "flower", "palimpsest-migrate": "migrate"}
+    assert roles == {"palimpsest-api": "serve", "palimpsest-worker": "worker", "palimpsest-graph-worker": "worker",
+                     "palimpsest-beat": "beat", "palimpsest-flower": "flower", "palimpsest-migrate": "migrate"}
+    args = {name: tpl["spec"]["containers"][0]["args"] for name, tpl in pod_specs().items()}
+    assert args["palimpsest-worker"][:3] == ["worker", "--role", "main"]  # the graph's tasks: not here
+    assert args["palimpsest-graph-worker"] == ["worker", "--role", "graph"]  # one process
     secret = by("Secret")["palimpsest-secrets"]["stringData"]
     assert {"DATABASE_URL", "REDIS_URL", "PALIMPSEST_BOOTSTRAP_API_KEY"} <= set(secret)
 
@@ -85,6 +92,9 @@ def test_k8s_probes_hit_real_routes_and_ports() -> None:
     worker = pods["palimpsest-worker"]["spec"]["containers"][0]
     for probe in ("readinessProbe", "livenessProbe"):
         assert "inspect ping" in " ".join(worker[probe]["exec"]["command"])
+    graph = pods["palimpsest-graph-worker"]["spec"]["containers"][0]
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        assert "inspect ping -d graph@$HOSTNAME" in " ".join(graph[probe]["exec"]["command"])
     flower = pods["palimpsest-flower"]["spec"]["containers"][0]
     for probe in ("readinessProbe", "livenessProbe"):
         assert _flower_has_route(flower[probe]["httpGet"]["path"])
