@@ -40,7 +40,7 @@ _CHANGE_VERB = (r"(?:switch|switched|switching|change|changed|changing|move|move
 _FROM_TO = re.compile(rf"(?i)\b{_CHANGE_VERB}\b[^.!?;]{{0,40}}?\bfrom\s+{_DET}(?P<old>{_PHRASE}?)\s+to\s+{_DET}(?P<new>{_PHRASE}){_STOP}")
 _INSTEAD = re.compile(rf"(?i)\b(?:the|a|an|my|our|to|for|in|at|on|with|up|chose|picked|took)\s+(?P<new>{_PHRASE})\s+"
                       rf"instead\s+of\s+{_DET}(?P<old>{_PHRASE}){_STOP}")
-_END_VERB = (r"(?:cancel(?:l)?ed|cancel(?:l)?ing|cancel|scrap|ditch|call\s+off|quit|left|dropped|ditched|scrapped|gave\s+up|given\s+up|stopped|"
+_END_VERB = (r"(?:cancel(?:l)?ed|cancel(?:l)?ing|cancel|scrap|ditch|call\s+off|shelved|shelve|binned|axed|nixed|quit|left|dropped|ditched|scrapped|gave\s+up|given\s+up|stopped|"
              r"called\s+off|pulled\s+out\s+of|dropped\s+out\s+of|backed\s+out\s+of|withdrew\s+from|moved\s+off|moved\s+away\s+from|"
              r"migrated\s+(?:off|away\s+from)|got\s+rid\s+of|finished\s+(?:at|with)|walked\s+away\s+from|stepped\s+down\s+from|"
              r"resigned\s+from|deleted|uninstalled|decided\s+against|gave\s+up\s+on|given\s+up\s+on)")

@@ -94,8 +94,11 @@ def settle_found(found: list[Found], speaker: str) -> list[Found]:
         h[1] == g[1] and h[2] == "works_at" and not h[5] and h[3] != g[3] for h in out))]
     # a status a noun phrase implies yields to a stronger one the same event states
     stated = {(g[1], g[3]) for g in out if g[2] == "relationship_status" and not _implied(g)}
-    return [g for g in out if not (g[2] == "relationship_status" and _implied(g)
-                                   and any((g[1], s) in stated for s in _STRONGER.get(g[3], ())))]
+    out = [g for g in out if not (g[2] == "relationship_status" and _implied(g)
+                                  and any((g[1], s) in stated for s in _STRONGER.get(g[3], ())))]
+    # what one sentence both names and ends is ended: "we've cancelled our trip to Japan" is no trip planned
+    ended = {(g[1], g[2], g[3].lower()) for g in out if g[5]}
+    return [g for g in out if g[5] or (g[1], g[2], g[3].lower()) not in ended]
 
 
 _PUPIL_SCHOOL = re.compile(r"(?i)\b(?:nursery|kindergarten|preschool|pre-school|primary|elementary|infants|junior\s+school)\b")

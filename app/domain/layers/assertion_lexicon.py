@@ -32,7 +32,12 @@ _NEG = rf"{_CHAIN}\s+(?:not|never|no\s+longer)(?:\s+(?:{_AUX}|really|even))*"
 _TO_COME = ("going\\s+to|gonna|about\\s+to|planning\\s+(?:to|on)|plan\\s+to|plans\\s+to|thinking\\s+(?:of|about)|"
             "considering|hoping\\s+to|hope\\s+to|hopes\\s+to|set\\s+to|due\\s+to|looking\\s+to|want\\s+to|wants\\s+to|"
             "would\\s+like\\s+to|intend\\s+to|intends\\s+to|might|may|could|should|will|keen\\s+to|dreaming\\s+of|"
-            "talking\\s+about|aiming\\s+to|trying\\s+to|getting\\s+ready\\s+to|preparing\\s+to|need\\s+to|have\\s+to")
+            "talking\\s+about|aiming\\s+to|trying\\s+to|getting\\s+ready\\s+to|preparing\\s+to|need\\s+to|have\\s+to|"
+            # a decision or a feeling about what comes: "decided to", "excited to", "can't wait to"
+            "decided\\s+to|deciding\\s+to|chose\\s+to|opted\\s+to|agreed\\s+to|arranged\\s+to|"
+            "(?:so\\s+|really\\s+)?(?:excited|thrilled|delighted|happy|glad|pleased|proud|nervous|eager)\\s+to|"
+            "can\\s*not\\s+wait\\s+to|looking\\s+forward\\s+to|expected\\s+to|expecting\\s+to|scheduled\\s+to|"
+            "supposed\\s+to|meant\\s+to|ready\\s+to")
 _PLAN = rf"{_CHAIN}\s+(?:{_TO_COME})(?:\s+(?:{_AUX}))*"
 _SUBJLESS = r"(?:^|(?<=[.!?;:,]\s)|(?<=[.!?;:,]))\s*(?P<subj>)"
 
@@ -271,7 +276,7 @@ FRAMES: list[tuple[str, str, str]] = [
     # a race entered or trained for: "signed up for the Harbour half marathon"
     ("plan:race", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:signed\s+up\s+(?:for|to)|entered|enter|entering|registered\s+for|training\s+for|run|running|do|doing|race|racing|ride|riding|swim|swimming)\s+(?:the|a|an|my|our)\s+(?P<val>(?:[{_UP}][\w'’\-]*\s+)*(?:\d+\s?[Kk]|half[- ]marathon|marathon|half|triathlon|ultra|ultramarathon|sportive|fun\s+run|relay|Ironman|[{_UP}][\w'’\-]*\s+(?:race|run|ride|swim|challenge)))\b", "race"),
     # activities played or done as a habit: "I've been playing five-a-side", "I do pottery"
-    ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:play|plays|playing|do|does|doing)\s+(?:a\s+(?:bit|lot)\s+of\s+|some\s+|regular\s+)?(?P<val>{ACTIVITIES}|{HOBBY_NOUNS})\b(?!\s+(?:team|club|with|for|match|game|tomorrow|tonight|today|later|this|next|on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b)", "common"),
+    ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:play|plays|playing|do|does|doing)\s+(?:a\s+(?:bit|lot)\s+of\s+|some\s+|regular\s+)?(?P<val>{ACTIVITIES}|{HOBBY_NOUNS})\b(?!\s+(?:team|club|with|match|game|tomorrow|tonight|today|later|this|next|on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b)(?!\s+for\s+(?!(?:a|an|\d+|two|three|four|five|six|ten|years|months|weeks|ages|decades|a\s+while|the\s+(?:last|past))\b))", "common"),
     # hobbies taken up or given up, by name
     ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:took\s+up|taken\s+up|take\s+up|taking\s+up|picked\s+up|started|begun|began|got\s+into|getting\s+into|learning|learnt|learned|(?:am|are|is)\s+(?:doing|learning))\s+(?:some\s+)?(?P<val>{HOBBY_NOUNS}|{ACTIVITIES})\b", "common"),
     ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:quit|gave\s+up|given\s+up|stopped|dropped)\s+(?P<val>{HOBBY_NOUNS})\b", "hobby_negated"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from app.domain.layers.assertion_grammar import normalise
 from app.domain.layers.assertion_rules import RELATION_NOUNS
 from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, STOPWORDS
 
@@ -198,6 +199,7 @@ _LOWER_I = re.compile(r"(?<![\w'])i(?=\s|'m\b|'ve\b|'ll\b|'d\b)")
 def expand(text: str) -> str:
     text = text.replace("’", "'")
     text = _LOWER_I.sub("I", text)  # chat register: "i moved", "i'm"
+    text = normalise(text)  # appositions, "'s" perfects, "a firm called X", a favourite said first
     text = _ELIDED_I.sub(lambda m: f"{m.group(1)}I {(m.group(2) or '').lower()}{m.group(3).lower()}", text)
     text = _ELIDED_BEEN.sub(lambda m: f"{m.group(1)}I have been", text)
     text = _ELIDED_ING.sub(lambda m: f"{m.group(1)}I am {m.group(2).lower()}", text)

@@ -61,7 +61,8 @@ _NOT_TITLES = frozenset("""member customer user beginner partner mother father b
     teenager toddler youngster baby adult senior junior beginner hiker climber swimmer skier surfer golfer walker
     jogger skater rider remember whenever wonder consider discover deliver offer suffer prefer bother gather
     recover encounter register better bitter redundant pregnant important relevant elegant brilliant distant constant
-    different excellent confident independent urgent efficient recent decent silent aware""".split())
+    different excellent confident independent urgent efficient recent decent silent aware vegetarian vegan
+    pescatarian introvert extrovert optimist pessimist perfectionist insomniac romantic""".split())
 _TITLE_SHAPE = re.compile(r"[a-z]+(?:er|or|ist|ian|ant|eer|ess|ive|ent|man|woman)")
 _HEAD_OF = re.compile(r"((?:deputy\s+|assistant\s+|acting\s+)?(?:head|director|chief|manager|lead|vp)\s+of\s+[a-z]+)\b")
 

@@ -34,6 +34,8 @@ from app.domain.layers.assertion_dates import SENTENCE_END, stated_day
 from app.domain.layers.assertion_derived import (address, framed_occupation, implied_and_known, kind_near,
                                                  relation_antecedent, settle_found)
 from app.domain.layers.assertion_entities import EntityNames
+from app.domain.layers.assertion_grammar import clause_subject
+from app.domain.layers.assertion_forms import FORM_RULES, favourite_answer
 from app.domain.layers.assertion_lexicon import LEXICON_RULES
 from app.domain.layers.assertion_values import LEXICON_KINDS, lexicon_value, title
 from app.domain.layers.assertion_text import (CO_SUBJECT, PLACE_PREP, PRONOUNS, antecedent, clean_value, expand,
@@ -45,7 +47,7 @@ from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, NUMBER_WORDS, STOP
 from app.domain.layers.assertion_model import LAYER_VERSION, Assertion  # noqa: F401  (re-exported)
 
 
-ALL_RULES = [*RULES, *LEXICON_RULES]  # the rule table's specific forms first, then the lexicon's clause frames
+ALL_RULES = [*RULES, *LEXICON_RULES, *FORM_RULES]  # the rule table's specific forms first, then the clause frames
 _PLAN_KIND = {"vacation": "trip", "holiday": "trip", "getaway": "trip", "road trip": "trip", "camping trip": "trip",
               "visit": "trip", "cruise": "trip", "honeymoon": "trip", "bbq": "barbecue",
               "birthday party": "party", "surprise party": "party", "dinner party": "party", "garden party": "party",
@@ -102,6 +104,10 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
             subj = groups.get("subj") or groups.get("subj2") or "I"
             if kind in ("plan_cancel", "place_negated", "plan_place", "tool_noun") and subj.lower() == "the":  # "the trip is off": the speaker's plan
                 subj = "I"
+            if subj.lower() in ("a", "an"):  # "they've got a dog called Rex": whoever the clause is about
+                other = clause_subject(text, m.start())
+                subj = other if other and other.split()[0].lower() not in NOT_NAMES | CALENDAR_WORDS | STOPWORDS \
+                    or (other and other.lower() in ("he", "she", "they")) else subj
             if kind == "presupposed":  # taken for granted even when asked: "your new job at X" is the addressee's
                 subj = "you" if subj.lower() in ("your", "the") else subj
             elif in_question(text, m.start(), m.end()):
@@ -133,7 +139,7 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
             what = (groups.get("what") or "").lower()
             if kind == "breakup":
                 value: str | None = "single"
-            elif kind in ("dating", "married", "engaged"):
+            elif kind in ("dating", "married", "engaged", "divorced"):
                 value = "in a relationship" if kind == "dating" else kind
                 if (groups.get("name") or "").lower() in PRONOUNS | {"they", "we", "she", "he", "everyone", "everybody"}:
                     continue  # "they said yes" (to an offer) is no proposal
@@ -279,8 +285,10 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                 found.append((m.start(), co.group(1), attr, value, m.group(0), negated, m.end()))
             elif addressee and entity != addressee and re.search(r"(?i)\byou\s+and\s+$", text[max(0, m.start() - 9):m.start()]):
                 found.append((m.start(), addressee, attr, value, m.group(0), negated, m.end()))  # "you and Priyanka got engaged"
+    found += favourite_answer(text, context, event.speaker or "speaker", found)  # "favourite band?" - "mine's Elbow"
     # "my daughter started at Ashgrove Primary": a child's school, not where the child works
-    found = [f for f in found if not (f[2] == "works_at" and re.search(r"\b(?:son|daughter|kids|children|child)$", f[1])
+    found = [f for f in found if not (f[2] == "works_at" and re.search(r"\b(?:son|daughter|kids|children|child|grandson|granddaughter|grandchild|grandkids|grandchildren|"
+                                                                                    r"stepson|stepdaughter|niece|nephew|eldest|youngest|toddler)$", f[1])
                                       and any(g[2] == "school" and g[1] == f[1] and g[3] == f[3] for g in found))]
     if any(f[2] == "relationship_status" and f[3] == "single" for f in found):
         found = [f for f in found if not (f[2] == "relationship_status" and f[3] != "single" and f[1] == event.speaker

@@ -1,0 +1,84 @@
+"""More clause frames for the lexicon (`assertion_lexicon`), in its format: verb families it lacked.
+
+* a place at a school offered, won or taken ("I've been offered a place at Trenton University");
+* a subject one goes somewhere to study ("she's off to Leeds in September to study law");
+* a tool traded for another ("I swapped my Android for an iPhone", "we replaced Trello with Asana");
+* an employer one is about to start at, in any mood ("I'm excited to start at Orbit Freight");
+* a status a divorce or a wedding states ("my divorce came through", "we tied the knot").
+
+Read after the rule table and the lexicon (`assertions.ALL_RULES`), so a specific form wins where both
+read the same words. Pure data.
+"""
+from __future__ import annotations
+
+import re
+
+from app.domain.layers.assertion_lexicon import _AUX, _CHAIN, _ORG, _PLACE, _TO_COME, VENUES
+from app.domain.layers.assertion_rules import SUBJECT, TOOL
+from app.domain.layers.assertion_text import clean_value, in_question
+
+_MOOD = rf"{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*"
+
+FORMS: list[tuple[str, str, str]] = [
+    ("school", rf"{SUBJECT}{_CHAIN}\s+(?:been\s+offered|was\s+offered|were\s+offered|got|accepted|took\s+up|taken\s+up|won|"
+               rf"secured|landed|have|has)\s+(?:a|her|his|my|their|our)\s+(?:university\s+|college\s+)?place\s+(?:at|with)\s+"
+               rf"(?!(?:[A-Z][\w'’&\.\-]*\s+){{0,4}}(?:{VENUES})\b){_PLACE}", "place"),
+    ("studies", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is|was|were|going|off|heading|went|go|goes|moving|moved|left|leaving)\b"
+                rf"[^.!?,;]{{0,50}}?\bto\s+(?:study|read|train\s+in|do\s+(?:a\s+|an\s+)?(?:degree|masters|PhD|BA|BSc|MA|MSc)\s+in)\s+"
+                r"(?P<val>[a-z]+(?:\s+[a-z]+)?)", "subject"),
+    ("uses:{what}", rf"{SUBJECT}{_CHAIN}\s+(?:swapped|swapping|swap|traded|trading|trade|exchanged|replaced|replacing|ditched|"
+                    rf"dropped)\s+(?:(?:my|our|the|a|an|his|her|their)\s+)?(?:old\s+)?{TOOL}\s+(?:for|with)\s+(?:(?:a|an|the)\s+)?"
+                    rf"(?:new\s+|shiny\s+)?(?P<val>{TOOL})", "tool"),
+    ("works_at", rf"{SUBJECT}{_MOOD}\s+(?:start|begin|starting|beginning)\s+(?:work\s+|working\s+|my\s+(?:new\s+)?job\s+)?at\s+"
+                 rf"(?!(?:the\s+)?(?:[A-Z][\w'’&\.\-]*\s+){{0,4}}(?:{VENUES})\b){_ORG}(?![\w'’&\.\-])", "org"),
+    ("relationship_status", r"\b(?P<subj>[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir)\s+divorce\s+(?:has\s+)?(?:finally\s+)?"
+                            r"(?:came\s+through|come\s+through|went\s+through|gone\s+through|is\s+final|was\s+finali[sz]ed|"
+                            r"is\s+finali[sz]ed|(?:has\s+)?been\s+finali[sz]ed)\b(?P<val>)", "divorced"),
+    ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:tied\s+the\s+knot|got\s+hitched|said\s+(?:our|their)\s+vows)\b(?P<val>)", "married"),
+]
+
+# departments and teams said by their function: "Mei works in HR", "I'm in accounts now"
+DEPARTMENTS = ("HR|IT|finance|marketing|sales|accounts|accounting|admin|administration|operations|ops|logistics|"
+               "procurement|payroll|legal|compliance|engineering|product|design|research|R&D|customer\\s+service|"
+               "customer\\s+support|tech\\s+support|support|recruitment|recruiting|communications|comms|PR|reception|"
+               "A&E|ICU|ER|paediatrics|pediatrics|oncology|cardiology|radiology|maternity|theatres|outpatients|"
+               "pharmacy|housekeeping|facilities|security|quality|QA|analytics|data|infrastructure|infra|IT\\s+support|"
+               "the\\s+kitchen|front\\s+of\\s+house|the\\s+warehouse|dispatch|distribution|purchasing|buying|"
+               "merchandising|editorial|production|post-production|investor\\s+relations|treasury|audit|tax|risk")
+FORMS += [
+    ("works_in", rf"{SUBJECT}{_CHAIN}\s+(?:work|works|working|worked|am|are|is|started|start|starting|moved|transferred|"
+                 rf"switched|been\s+moved|been\s+transferred)\s+(?:over\s+)?(?:in|into|to)\s+(?P<val>(?-i:{DEPARTMENTS}))"
+                 r"(?![\w'’&\-])(?!\s+(?:at|on)\s+(?:the\s+)?(?:weekend|night|Monday|Tuesday|Wednesday|Thursday|Friday)\b)"
+                 r"(?=\s*[.!,;]|\s*$|\s+(?:now|these\s+days|at|for|since|from|as|team|department|and|but|full[- ]time|part[- ]time)\b)",
+     "team"),
+    # a dislike said as a liking denied: "I've never liked cricket", "I don't really enjoy opera"
+    ("opinion:{val}", r"\b(?P<subj>I)\b(?:\s+(?:have|had|do|did|honestly|really|just|actually))*\s+(?:never|not|no\s+longer)\s+"
+                      r"(?:really\s+|much\s+|particularly\s+|ever\s+)?(?:liked|loved|enjoyed|like|love|enjoy|cared\s+for|been\s+(?:into|a\s+fan\s+of))\s+"
+                      r"(?!(?:it|that|this|them|him|her|you|the\s+way|the\s+idea|how|what|when|where|being|having|to)\b)"
+                      r"(?P<val>[\w'’\-]+(?:\s+[\w'’\-]+){0,3})", "opinion_neg"),
+    # a visit to someone somewhere, to come: "we're visiting my parents in Cork at Easter"
+    ("plan:trip", rf"{SUBJECT}{_MOOD}\s+(?:visiting|visit|seeing|see|staying\s+with|stay\s+with|going\s+to\s+see)\s+"
+                  rf"(?:my|our|his|her|their)\s+(?:[a-z\-]+\s+){{0,2}}?(?:{'|'.join(('parents','mum','mom','dad','family','sister','brother','grandparents','grandma','grandpa','gran','nan','aunt','uncle','cousins?','in-laws','daughter','son','kids','friends?'))})\s+"
+                  rf"(?:(?:out|over|up|down|back)\s+)?in\s+{_PLACE}(?=[^.!?]*\b(?:in|next|this|on|for|over|at|weekend|week|month|summer|winter|spring|autumn|fall|Christmas|Easter|soon)\b)", "place"),
+]
+
+# "what's your favourite band?" - "mine's Elbow": the answer names the favourite the question asked for
+FAVOURITE_ASKED = re.compile(r"(?i)(?:\b(?:your|ur)\s+|^\W*|[.!?]\s+)(?:all-time\s+|absolute\s+)?(?:favourite|favorite|fave)\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\b[^.!?]*\?")
+FAVOURITE_MINE = re.compile(r"(?<![\w'’])(?:[Mm]ine|[Mm]y\s+(?:favourite|favorite|fave))(?:\s+(?:is|has\s+to\s+be|would\s+be)|'s)\s+"
+                            r"(?:(?:probably|definitely|easily|still|always)\s+)?(?:the\s+)?(?P<val>[A-Z][\w'’&\-]*(?:\s+[A-Z][\w'’&\-]*){0,3})")
+
+FORM_RULES: list[tuple[str, re.Pattern[str], str]] = [(a, re.compile(p), k) for a, p, k in FORMS]
+
+
+def favourite_answer(text: str, context: str, speaker: str, found: list) -> list:
+    """The favourite a reply names when the question before it (in the same text or the turn before)
+    asked for one: "What's your favourite band?" - "Mine's Elbow" -> (speaker, favourite:band, Elbow)."""
+    mine = FAVOURITE_MINE.search(text)
+    asked = mine and (FAVOURITE_ASKED.search(text, 0, mine.start()) or FAVOURITE_ASKED.search(context))
+    if not mine or not asked or in_question(text, mine.start(), mine.end()):
+        return []
+    value = clean_value(mine.group("val"), "proper")
+    attr = f"favourite:{asked.group('what').lower().split()[-1]}"
+    if not value or any(f[2] == attr for f in found):
+        return []
+    return [(mine.start(), speaker, attr, value, mine.group(0), False, mine.end())]

@@ -1,0 +1,104 @@
+"""Grammar the rules read through (assertions/7: `assertion_grammar`, `assertion_forms`): subjects in
+apposition, "'s" as "has"/"is" after a relation or a name, "a firm called X", a favourite said first or
+given as the answer to a question, the clause's own subject for "a dog called X", and the verb families
+added (a place at a school, going somewhere to study, tools swapped, starting at an employer in any
+mood, departments by function, a liking denied, a visit to family, a divorce or a wedding). Every
+sentence is made up for these tests; each case is what a user would read on the timeline."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from app.domain.layers.assertion_grammar import clause_subject, normalise
+from app.domain.layers.assertions import extract_all
+from app.domain.layers.consolidation import build_timeline
+from app.domain.layers.events import LayerEvent
+
+T0 = datetime(2025, 3, 10, 9, 0, tzinfo=timezone.utc)  # a Monday
+N = "Oona"
+
+
+def rows(*turns: tuple[str, str]) -> set[tuple]:
+    evs = [LayerEvent(str(i), sp, text, T0 + timedelta(days=7 * i), "c", seq=i) for i, (sp, text) in enumerate(turns)]
+    return {(a.entity, a.attribute, a.value, a.negated) for a in extract_all(evs)}
+
+
+PROBES = [
+    # a subject in apposition is the name it gives
+    ("His wife, Marisol, teaches chemistry.", {("Marisol", "job_title", "chemistry teacher", False)}),
+    ("Teodor, my brother-in-law, works at Quayle Bank.", {("Teodor", "works_at", "Quayle Bank", False)}),
+    ("My landlady (Mrs Ferris) has moved to Truro.", {("Ferris", "lives_in", "Truro", False)}),
+    # "'s" after a relation or a name: a perfect before a participle, a progressive before a verb in -ing
+    ("My nephew's just turned nineteen.", {("Oona's nephew", "age", "19", False)}),
+    ("My stepson's relocating to Perth.", {("Oona's stepson", "moving_to", "Perth", False)}),
+    ("Our youngest is eleven.", {("Oona's youngest", "age", "11", False)}),
+    ("My flatmate's switched to the night team.", {("Oona's flatmate", "works_in", "night team", False)}),
+    # an employer introduced by its kind
+    ("I work for a tiny design agency called Pebble & Pine.", {(N, "works_at", "Pebble & Pine", False)}),
+    # favourites said first, or as an answer
+    ("Marmite is honestly my favourite spread.", {(N, "favourite:spread", "Marmite", False)}),
+    ("What's your favourite museum? Mine's the Tate Modern.", {(N, "favourite:museum", "Tate Modern", False)}),
+    # verb families
+    ("I was offered a place at Brackley College!", {(N, "school", "Brackley College", False)}),
+    ("I'm heading to Norwich in October to study geology.", {(N, "studies", "geology", False)}),
+    ("We traded our Jira for Linear.", {(N, "uses:tracker", "Linear", False)}),
+    ("I'm thrilled to start at Corvid Analytics.", {(N, "works_at", "Corvid Analytics", False)}),
+    ("I can't wait to start at Yarrow Biotech in June.", {(N, "works_at", "Yarrow Biotech", False)}),
+    ("I've moved into payroll.", {(N, "works_in", "payroll", False)}),
+    ("I work in procurement now.", {(N, "works_in", "procurement", False)}),
+    ("I've never really liked golf.", {(N, "opinion:golf", "dislikes", False)}),
+    ("We're visiting my grandparents in Kraków over Easter.", {(N, "plan:trip", "Kraków", False)}),
+    ("Our divorce has finally been finalised.", {(N, "relationship_status", "divorced", False)}),
+    ("We tied the knot on Saturday!", {(N, "relationship_status", "married", False)}),
+    ("I've been made redundant from Tollgate Freight.", {(N, "works_at", "Tollgate Freight", True)}),
+    ("I just quit my job at Harrow Mills.", {(N, "works_at", "Harrow Mills", True)}),
+    ("I've been doing pilates for a couple of years.", {(N, "hobby", "pilates", False)}),
+]
+
+
+@pytest.mark.parametrize("text, expected", PROBES)
+def test_probe(text: str, expected: set) -> None:
+    assert expected <= rows((N, text))
+
+
+@pytest.mark.parametrize("text, attribute", [
+    ("I've been a vegan for years.", "job_title"),              # a diet is no occupation
+    ("My cousin has started law school.", "hobby"),             # a school is no hobby
+    ("I've ditched Netflix.", "plan:trip"),                     # a subscription dropped is no trip cancelled
+    ("Efua, my sister, and I went to Rome last spring.", "lives_in"),  # a list, not an apposition
+])
+def test_no_false_claim(text: str, attribute: str) -> None:
+    assert not [r for r in rows((N, text)) if r[1] == attribute]
+
+
+def test_a_pet_is_the_clause_subjects() -> None:
+    """"Ines said: Joaquín has a cat called Mote": Joaquín's cat, not the speaker's."""
+    got = rows((N, "Joaquín has a cat called Mote."))
+    assert ("Joaquín", "pet_name:cat", "Mote", False) in got
+    assert not [r for r in got if r[0] == N]
+    assert clause_subject("They have got a parrot named Kiwi", 15) == "They"
+    assert clause_subject("I have got a parrot named Kiwi", 13) is None
+
+
+def test_a_trip_named_and_cancelled_in_one_sentence_is_only_cancelled() -> None:
+    got = rows((N, "We've cancelled our trip to Malta."))
+    assert (N, "plan:trip", "Malta", True) in got and (N, "plan:trip", "Malta", False) not in got
+
+
+def test_a_favourite_asked_in_the_turn_before() -> None:
+    got = rows(("Bo", "Go on then, what's your favourite board game?"), (N, "Mine would be Carcassonne."))
+    assert (N, "favourite:game", "Carcassonne", False) in got
+
+
+def test_a_swap_supersedes_the_old_tool() -> None:
+    evs = [LayerEvent("0", N, "I use a Pixel.", T0, "c", seq=0),
+           LayerEvent("1", N, "I swapped my Pixel for an iPhone.", T0 + timedelta(days=7), "c", seq=1)]
+    tl = build_timeline(extract_all(evs))[0]
+    old = [a for a in tl if a.attribute == "uses:phone" and a.value == "Pixel" and not a.negated]
+    assert old and old[0].superseded_by is not None
+
+
+def test_normalise_keeps_nouns_in_ing() -> None:
+    assert normalise("My sister's wedding is in May.") == "My sister's wedding is in May."
+    assert normalise("My sister's moving to Hull.") == "My sister is moving to Hull."
