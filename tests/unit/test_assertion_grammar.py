@@ -54,6 +54,19 @@ PROBES = [
     ("I've been made redundant from Tollgate Freight.", {(N, "works_at", "Tollgate Freight", True)}),
     ("I just quit my job at Harrow Mills.", {(N, "works_at", "Harrow Mills", True)}),
     ("I've been doing pilates for a couple of years.", {(N, "hobby", "pilates", False)}),
+    # relative clauses and nouns in apposition say what a name is to someone
+    ("We adore Ludlow, where my grandparents live.", {("Oona's grandparents", "lives_in", "Ludlow", False)}),
+    ("I drop Sam at Fenwick Press, where I work.", {(N, "works_at", "Fenwick Press", False)}),
+    ("My college, Kellerton Sixth Form, has a new library.", {(N, "school", "Kellerton Sixth Form", False)}),
+    ("Our choir, the Harbour Larks, sings on Friday.", {(N, "member_of", "Harbour Larks", False)}),
+    ("My employer, Quillon, pays monthly.", {(N, "works_at", "Quillon", False)}),
+    # trades said as verbs, cars got and given up, code rewritten
+    ("I'm going to intern at Marrow Labs this summer.", {(N, "works_at", "Marrow Labs", False), (N, "job_title", "intern", False)}),
+    ("I temp for Hollis Group now.", {(N, "works_at", "Hollis Group", False)}),
+    ("We're leasing a Kia.", {(N, "uses:car", "Kia", False)}),
+    ("I sold my old Fiat.", {(N, "uses:car", "Fiat", True)}),
+    ("We are selling the Skoda and buying a Volvo.", {(N, "uses:car", "Skoda", False), (N, "uses:car", "Volvo", False)}),
+    ("I rewrote the parser in Haskell.", {(N, "uses:language", "Haskell", False)}),
 ]
 
 

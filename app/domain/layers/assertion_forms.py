@@ -62,6 +62,33 @@ FORMS += [
                   rf"(?:(?:out|over|up|down|back)\s+)?in\s+{_PLACE}(?=[^.!?]*\b(?:in|next|this|on|for|over|at|weekend|week|month|summer|winter|spring|autumn|fall|Christmas|Easter|soon)\b)", "place"),
 ]
 
+_UPW = "A-ZÀ-ÖØ-Þ"
+_WHO = rf"(?P<subj>I|[Ww]e|[Hh]e|[Ss]he|[Tt]hey|[{_UPW}][a-zß-öø-ÿ]{{2,}}|(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er)\s+[a-z\-]+)"
+_NAMED = rf"(?P<val>[{_UPW}][\w'’&\.\-]*(?:\s+(?:of\s+|&\s+)?[{_UPW}][\w'’&\.\-]*){{0,4}})"
+FORMS += [
+    # a relative clause says what the name is to someone: "Corbin Logistics, where he works", "Leeds, where we live"
+    ("works_at", rf"(?<![\w'’]){_NAMED},?\s+where\s+{_WHO}(?:\s+(?:now|still|currently|also))?\s+(?:works?|is\s+working|has\s+worked|"
+                 r"(?:has|have)\s+been\s+working|am\s+working|are\s+working)\b(?!\s+(?:out|on|from\s+home)\b)", "proper"),
+    ("lives_in", rf"(?<![\w'’]){_NAMED},?\s+where\s+{_WHO}(?:\s+(?:now|still|currently|also))?\s+(?:lives?|is\s+living|am\s+living|"
+                 r"are\s+living|(?:has|have)\s+(?:been\s+living|lived)|(?:am|are|is)\s+based)\b", "place"),
+    ("school", rf"(?<![\w'’]){_NAMED},?\s+where\s+{_WHO}(?:\s+(?:now|still|currently|also))?\s+(?:study|studies|is\s+studying|am\s+studying|"
+               r"are\s+studying)\b", "place"),
+    # a noun in apposition names what it is: "my university, Danford Tech", "our gym, Ironside"
+    ("school", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:new\s+|old\s+)?(?:university|uni|college|school)\s*(?:,|\()\s*(?:the\s+)?{_NAMED}(?=\s*[,.!?;)]|\s*$)", "place"),
+    ("works_at", rf"\b(?P<subj>[Mm]y)\s+(?:new\s+)?(?:employer|company|firm|workplace)\s*(?:,|\()\s*(?:the\s+)?{_NAMED}(?=\s*[,.!?;)]|\s*$)", "proper"),
+    ("member_of", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:new\s+|local\s+)?(?:gym|club|choir|band|team|society|book\s+club)\s*(?:,|\()\s*(?:the\s+)?{_NAMED}(?=\s*[,.!?;)]|\s*$)", "proper"),
+    # work verbs of a trade or a placement: "I'm going to intern at Pellucid AI", "she temps for Harwood"
+    ("works_at", rf"{SUBJECT}{_MOOD}\s+(?:intern|interns|interned|interning|temp|temps|temped|temping|volunteer|volunteers|"
+                 rf"freelance|freelances|consult|consults|train|trains|apprentice)\s+(?:at|for|with)\s+{_ORG}(?![\w'’&\.\-])", "org"),
+    ("job_title", rf"{SUBJECT}{_MOOD}\s+(?P<val>intern|temp)\s+(?:at|for|with)\s+[{_UPW}]", "title"),
+    # a car got or given up: "we're leasing a Tesla", "I'm selling the old Corolla"
+    ("uses:car", rf"{SUBJECT}{_MOOD}\s+(?:leasing|lease|leased|buying|buy|bought|financing|getting|got|picked\s+up|pick\s+up)\s+"
+                 rf"(?:a|an|the|my|our)\s+(?:new\s+|used\s+|second-?hand\s+|secondhand\s+|electric\s+)?(?P<val>{TOOL})", "tool"),
+    # one being sold is still had (the new one ends it); one sold is gone
+    ("uses:car", rf"{SUBJECT}{_MOOD}\s+(?:selling|sell|scrapping|scrap|trading\s+in|part-exchanging)\s+(?:the|my|our)\s+(?:old\s+)?(?P<val>{TOOL})", "tool"),
+    ("uses:car", rf"{SUBJECT}{_CHAIN}\s+(?:sold|scrapped|traded\s+in|part-exchanged|got\s+rid\s+of)\s+(?:the|my|our)\s+(?:old\s+)?(?P<val>{TOOL})", "tool_negated"),
+]
+
 # "what's your favourite band?" - "mine's Elbow": the answer names the favourite the question asked for
 FAVOURITE_ASKED = re.compile(r"(?i)(?:\b(?:your|ur)\s+|^\W*|[.!?]\s+)(?:all-time\s+|absolute\s+)?(?:favourite|favorite|fave)\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\b[^.!?]*\?")
 FAVOURITE_MINE = re.compile(r"(?<![\w'’])(?:[Mm]ine|[Mm]y\s+(?:favourite|favorite|fave))(?:\s+(?:is|has\s+to\s+be|would\s+be)|'s)\s+"

@@ -304,7 +304,8 @@ _rule("hobby", rf"\b(?P<subj>I|[Ww]e)\s+(?:(?:also|still|usually|often|sometimes
 # a tool one builds or trains with: "we train the model with PyTorch", "I wrote the API in Go" (the kind from
 # the tool's name or the nouns around it: assertion_derived.kind_near)
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:train|trains|trained|(?:am|are|is)\s+training|build|builds|built|(?:am|are|is)\s+building|"
-      rf"wrote|write|(?:am|are|is)\s+writing|deploy|deployed|host|hosted|ship|shipped)\s+(?:(?:the|our|my|a|an|it|everything)\b(?:\s+[\w\-]+){{0,3}}?\s+)?"
+      rf"wrote|write|(?:am|are|is)\s+writing|rewrote|rewritten|rewrite|(?:am|are|is)\s+rewriting|rebuilt|rebuild|(?:am|are|is)\s+rebuilding|"
+      rf"ported|port|(?:am|are|is)\s+porting|deploy|deployed|host|hosted|ship|shipped)\s+(?:(?:the|our|my|a|an|it|everything)\b(?:\s+[\w\-]+){{0,3}}?\s+)?"
       rf"(?:with|in|using|on)\s+(?P<val>{_TOOL})", "tool")
 # a home bought or rented is where one lives; teaching started; a "head of X" title with its employer
 _rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:bought|buy|rented|rent|(?:am|are|is)\s+renting|(?:have|has)\s+bought)\s+(?:a|an|our|the|my|their)\s+(?:new\s+|first\s+|little\s+)?(?:house|flat|home|apartment|place|condo|cottage|bungalow)\s+(?:in|on)\s+(?P<val>{_PROPER})")

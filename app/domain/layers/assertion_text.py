@@ -168,7 +168,7 @@ _SHARED_I = re.compile(r"(\b(I|[Ww]e)\s[^.!?;]{0,60}?\s)and\s+(?:now\s+|also\s+|
                        r"play|run|have)\b)")
 # "I'm 29 and still living with my parents": the same subject's "-ing" clause after "and"
 _SHARED_ING = re.compile(r"(\b(I|[Ww]e)\s(?:(?!\b(?:he|she|they|you|it|He|She|They|You|It)\b)[^.!?;,]){0,60}?\s)and\s+((?:still|now|also|currently)\s+)?(?=(?:living|working|studying|staying|"
-                         r"teaching|training|dating|seeing)\b)")
+                         r"teaching|training|dating|seeing|leasing|buying|getting|selling|renting|adopting)\b)")
 # a place or an employer written in lower case in chat ("i moved to leeds"): the word after a strong cue,
 # in a message with no capitalised word inside a sentence, is a name
 _CUED_LOWER = re.compile(r"\b((?:moved|moving|relocated|relocating)\s+(?:back\s+)?to|(?:live|lives|living|based|settled)\s+in|"
