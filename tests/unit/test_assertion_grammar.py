@@ -115,3 +115,46 @@ def test_a_swap_supersedes_the_old_tool() -> None:
 def test_normalise_keeps_nouns_in_ing() -> None:
     assert normalise("My sister's wedding is in May.") == "My sister's wedding is in May."
     assert normalise("My sister's moving to Hull.") == "My sister is moving to Hull."
+
+
+def timeline_of(*turns: tuple[str, str]):
+    evs = [LayerEvent(str(i), sp, text, T0 + timedelta(days=7 * i), "c", seq=i) for i, (sp, text) in enumerate(turns)]
+    return build_timeline(extract_all(evs))[0]
+
+
+def test_a_plan_changed_with_instead_alone() -> None:
+    tl = timeline_of((N, "We're thinking of Madeira for the anniversary."), (N, "Change of plan, we're doing Gozo instead."))
+    old = [a for a in tl if a.value == "Madeira"]
+    assert old and old[0].superseded_by is not None
+    assert [a for a in tl if a.attribute == "plan:trip" and a.value == "Gozo" and not a.negated]
+
+
+def test_moved_again_and_a_get_passive() -> None:
+    tl = timeline_of((N, "We moved to Ripon in 2019."), (N, "We've moved again, to Selby this time."),
+                     (N, "My cousin Wilf works for Dunmere Bank."), (N, "Wilf got headhunted by Ostrander Capital."))
+    assert [a.value for a in tl if a.attribute == "lives_in"] == ["Ripon", "Selby"]
+    wilf = [(a.value, a.superseded_by is not None) for a in tl if a.entity == "Wilf" and a.attribute == "works_at"]
+    assert wilf == [("Dunmere Bank", True), ("Ostrander Capital", False)]
+
+
+def test_she_is_the_person_talked_about_not_an_organisation_or_an_opening_word() -> None:
+    tl = timeline_of(("Rhys", "Is Ottoline still at the bakery?"), ("Gwen", "No. She's working at the garden centre now."),
+                     ("Gwen", "Actually she's just been made supervisor there."),
+                     ("Gwen", "Her brother got poached by Thistle Analytics. He's left Thistle already, he's freelancing now."),
+                     ("Gwen", "Right, she changed her major to physics."))
+    people = {(a.entity, a.attribute, a.value) for a in tl}
+    assert ("Ottoline", "job_title", "supervisor") in people
+    assert not [p for p in people if p[0] in ("Thistle", "Thistle Analytics", "Right")]
+
+
+def test_a_welcome_names_what_one_joins_and_a_team_one_is_in() -> None:
+    got = rows(("Priya", "Welcome to Calloway Insurance, Omar!"), ("Omar", "Thanks! I'm in the claims team, right?"),
+               ("Priya", "Welcome to Lisbon, Omar!"))
+    assert ("Omar", "works_at", "Calloway Insurance", False) in got
+    assert not [r for r in got if r[2] == "Lisbon"]
+    assert (N, "studies", "politics", False) in rows((N, "Done, I've switched to politics."))
+
+
+def test_a_name_after_she_can_be_who_he_is() -> None:
+    got = rows((N, "She met Anselm at the gym. He is a paramedic."))
+    assert ("Anselm", "job_title", "paramedic", False) in got

@@ -62,7 +62,11 @@ _SWITCHABLE = ("uses:", "studies", "works_in", "school")
 # a choice made between options: "Hokkaido it is", "we settled on Porto": a new value of the plan held
 _DECIDED = re.compile(rf"(?:(?:^|[.!?,;:]\s*|\b(?:so|fine|ok|okay|right|then)\W+)(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,2}})\s+it\s+is\b"
                       rf"|\b(?:decided\s+on|settled\s+on|opted\s+for|going\s+for|gone\s+for|went\s+for|going\s+with|gone\s+with|went\s+with)\s+"
-                      rf"(?P<new2>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,2}})(?![\w'’&\.\-])(?!\s+(?:for|as)\b))")
+                      rf"(?P<new2>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,2}})(?![\w'’&\.\-])(?!\s+(?:for|as)\b)"
+                      # "we're doing Sicily instead": the plan's new value, the old one left unsaid
+                      rf"|\b(?:doing|do|going\s+to|go\s+to|choosing|chose|picking|picked|booking|booked|having|visiting|"
+                      rf"heading\s+to|flying\s+to|trying)\s+(?P<new3>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,2}})"
+                      rf"(?:\s+(?:this\s+time|now))?\s+instead\b(?!\s+of))")
 # "I'm at Corvis now", "Tom is with Kestrel these days": a new employer of one who holds one
 _AT_NOW = re.compile(rf"(?<![\w'’])(?P<who>I|[Ww]e|[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]{{2,}})\s*(?:['’]m|['’]s|['’]re|\s+am|\s+is|\s+are)\s+"
                      rf"(?:(?P<now>now)\s+)?(?:at|with)\s+(?:the\s+)?(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+(?:&\s+)?[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,3}})"
@@ -151,7 +155,7 @@ def anchored_claims(event: LayerEvent, found: Sequence["Assertion"], said: Seque
                 add(old, new, norm_name(new), False, m)
     for m in _DECIDED.finditer(text):
         plans = {a.attribute: a for a in said if a.attribute.startswith("plan:") and not a.negated}
-        new = (m.group("new") or m.group("new2") or "").rstrip(".,;:!?")
+        new = (m.group("new") or m.group("new2") or m.group("new3") or "").rstrip(".,;:!?")
         if len(plans) == 1 and new and not any(_matches(new, f.value_key) for f in found):
             old = next(iter(plans.values()))
             if not _matches(new, old.value_key) and old.value[:1].isupper():

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from app.domain.layers.assertion_lexicon import _AUX, _CHAIN, _ORG, _PLACE, _TO_COME, VENUES
+from app.domain.layers.assertion_lexicon import _AUX, _CHAIN, _ORG, _PLACE, _TEAM, _TO_COME, ORG_HEADS, VENUES
 from app.domain.layers.assertion_rules import SUBJECT, TOOL
 from app.domain.layers.assertion_text import clean_value, in_question
 
@@ -87,6 +87,17 @@ FORMS += [
     # one being sold is still had (the new one ends it); one sold is gone
     ("uses:car", rf"{SUBJECT}{_MOOD}\s+(?:selling|sell|scrapping|scrap|trading\s+in|part-exchanging)\s+(?:the|my|our)\s+(?:old\s+)?(?P<val>{TOOL})", "tool"),
     ("uses:car", rf"{SUBJECT}{_CHAIN}\s+(?:sold|scrapped|traded\s+in|part-exchanged|got\s+rid\s+of)\s+(?:the|my|our)\s+(?:old\s+)?(?P<val>{TOOL})", "tool_negated"),
+]
+
+FORMS += [
+    # a subject of study switched to, done: "I've switched to politics", "she changed over to law"
+    ("studies", rf"{SUBJECT}{_CHAIN}\s+(?:switched|changed|moved|transferred|swapped)\s+(?:(?:my\s+(?:major|degree|course|subject)\s+)?"
+                r"(?:over\s+)?to|over\s+to)\s+(?P<val>[a-z]+(?:\s+[a-z]+)?)(?=\s*[.!,;]|\s*$|\s+(?:now|instead|this|from|after|at|in|and)\b)", "subject"),
+    # where one is, in a team: "you'll be in the billing team", "she's on the night team now"
+    ("works_in", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is|be)(?:\s+(?:now|still|currently|initially|first))*\s+(?:in|on|with)\s+{_TEAM}", "team"),
+    # a welcome names what one joins: "Welcome to Halcyon Health, Omar", "welcome to the Riverside Choir, Pat!"
+    ("works_at", rf"\b[Ww]elcome\s+(?:aboard\s+)?to\s+(?:the\s+)?(?P<val>(?:[{_UPW}][\w'’&\.\-]*\s+){{0,3}}(?:{ORG_HEADS}|Society|Club|Choir|"
+                 rf"Band|Orchestra|Association|Union|League|Team|University|College|School|Academy))\s*,\s+(?P<subj>[{_UPW}][a-zß-öø-ÿ]{{2,}})\b", "org"),
 ]
 
 # "what's your favourite band?" - "mine's Elbow": the answer names the favourite the question asked for

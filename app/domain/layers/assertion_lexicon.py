@@ -25,7 +25,7 @@ _UP = "A-ZÀ-ÖØ-Þ"
 # auxiliaries and adverbs between a subject and its verb: "I have now", "we are finally", "she will be"
 _AUX = ("am|are|is|was|were|have|has|had|will|would|be|been|being|do|does|did|now|just|finally|recently|actually|"
         "also|officially|already|eventually|happily|still|currently|really|only|even|then|both|all|literally|"
-        "honestly|definitely|probably|originally|permanently|properly|gladly|proudly|somehow|since")
+        "honestly|definitely|probably|originally|permanently|properly|gladly|proudly|somehow|since|got|get|gets|getting")
 _CHAIN = rf"(?:\s+(?:{_AUX}))*"
 _NEG = rf"{_CHAIN}\s+(?:not|never|no\s+longer)(?:\s+(?:{_AUX}|really|even))*"
 # a mood of things to come: a plan, an intention, a thought
@@ -115,7 +115,7 @@ _TIME_CUE = (r"(?=[^.!?]*\b(?:in|next|this|on|for|over|at|from|trip|holiday|vaca
              r"winter|spring|fall|autumn|year|honeymoon|break|soon)\b)")
 _NOW_CUE = r"(?=\s+(?:now|these\s+days|nowadays|for\s+good|permanently|full[- ]time|since|as\s+(?:a|an|of)\b)|\s*[.!,;]|\s*$)"
 
-_MOVED = (r"(?:moved|relocated|emigrated|ended\s+up|wound\s+up|settled(?:\s+down)?|made\s+the\s+move|"
+_MOVED = (r"(?:moved\s+(?:again|once\s+more|yet\s+again),?(?:\s+this\s+time)?|moved|relocated|emigrated|ended\s+up|wound\s+up|settled(?:\s+down)?|made\s+the\s+move|"
           r"moved\s+(?:house|back|out|over|up|down|home|across|abroad|permanently))")
 _HOME = r"(?:(?:a|an|the|our|my|their)\s+(?:new\s+|little\s+|first\s+)?(?:flat|apartment|house|place|condo|home|cottage|bungalow|studio)\s+(?:in|on)\s+)?"
 

@@ -58,6 +58,7 @@ def tool_kind(value: str) -> str | None:
     return None
 
 
+_HE_SHE = re.compile(r"\b(?:[Hh]e|[Ss]he)\b")
 _ANTECEDENT_RE = re.compile(rf"(?<![\w'’])([{_UP}][a-zß-öø-ÿ]{{2,}})\b")
 PLACE_PREP = re.compile(r"\b(?:to|in|at|from|for|of|near|on|into|via|by)\s+$", re.I)
 
@@ -65,8 +66,16 @@ PLACE_PREP = re.compile(r"\b(?:to|in|at|from|for|of|near|on|into|via|by)\s+$", r
 def antecedent(text: str, pos: int) -> str | None:
     """Whom "he"/"she" at `pos` stands for: the last capitalised name before it in the text that is
     not a common word or a calendar word and does not follow a preposition (that is a place), unless
-    it is a possessive ("at Ayo's")."""
+    it is a possessive ("at Ayo's"). A name after an earlier "he"/"she" of the same text is that one's
+    object ("He's left Lyle, he's freelancing now"): the later pronoun is the earlier one's person."""
+    here = re.match(r"\s*(he|his|him|she|her)\b", text[pos:pos + 8], re.I)
+    male = here and here.group(1).lower() in ("he", "his", "him")
+    # an earlier pronoun of the same gender (or any, when the one asked about is in another turn)
+    earlier = [p for p in _HE_SHE.finditer(text, 0, pos) if not here or (p.group(0).lower() == "he") == bool(male)]
     for m in reversed(list(_ANTECEDENT_RE.finditer(text, 0, pos))):
+        before = [p for p in earlier if p.start() < m.start()]
+        if before:  # the name follows a "he"/"she": it is that one's object, so the pronoun's person is meant
+            return antecedent(text, before[-1].start())
         w = m.group(1)
         if w.lower() in NOT_NAMES or w.lower() in CALENDAR_WORDS or w.lower() in STOPWORDS:
             continue
@@ -76,6 +85,10 @@ def antecedent(text: str, pos: int) -> str | None:
         start = run.start(1) if first else m.start()
         if re.search(r"(?i)\bthe\s+$", text[max(0, start - 4):start]) or text[max(0, start - 1):start] in ('"', "“", "'"):
             continue  # "the Tin Orchard", a title in quotes: a thing, not a person
+        if not first and re.match(r"\s*[,!]", text[m.end():m.end() + 2]) and re.search(r"(?:^|[.!?]\s*)$", text[:m.start()]):
+            continue  # "Done, I've switched", "Great!": an opening word, and a vocative is "you", not "he"/"she"
+        if first and _ORG_LAST.match(w):
+            continue  # "Lyle Capital", "Marlow Dental": an organisation, not a person
         prep = PLACE_PREP.search(text[max(0, start - 8):start])
         if prep and not text.startswith(("'s", "’s"), m.end()):
             if not (first and re.search(r"(?i)\b(?:next\s+to|beside|with|by)\s+$", text[max(0, start - 8):start])):
@@ -84,6 +97,11 @@ def antecedent(text: str, pos: int) -> str | None:
     return None
 
 
+_ORG_LAST = re.compile(r"(?:Capital|Labs?|Systems|Group|Ltd|Inc|Corp|Bank|Health|Healthcare|Studios?|Partners|Technologies|"
+                       r"Tech|Software|Media|Analytics|Consulting|Solutions|Foods|Logistics|Insurance|Agency|Holdings|"
+                       r"Industries|Motors|Airlines|Hospital|Clinic|Council|Ventures|Digital|Networks|Energy|Dental|"
+                       r"Freight|Couriers|Pharma|Bakery|Hotel|Foundation|Trust|Institute|Services|Design|University|"
+                       r"College|School|Academy|Society|Club|Street|Road|Lane|Avenue)$")
 _NAME_BEFORE = re.compile(rf"(?<![\w'’])([{_UP}][a-zß-öø-ÿ]{{2,}})\s+$")
 
 

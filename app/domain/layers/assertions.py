@@ -347,6 +347,7 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
     partners: dict[tuple[str, str], str] = {}  # (conversation, entity key) -> whom they share a relationship with
     orgs: dict[tuple[str, str], str] = {}  # (conversation, speaker key) -> the organisation "we" stands for
     places: dict[str, str] = {}  # conversation -> the place its previous turn named last
+    focus: dict[str, str] = {}  # conversation -> the person talked about last
     speakers: dict[str, set[str]] = {}  # conversation -> its speakers' name keys
     shown: dict[str, dict[str, str]] = {}  # conversation -> speaker key -> the name as first written
     for e in events:
@@ -367,7 +368,9 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
         people = speakers[e.conversation_id] | {norm_name(n) for n in known.names}
         here = resolve_here(e.content, places.get(e.conversation_id), people)
         places[e.conversation_id] = last_place(e.content, people) or ""  # "there" reaches back one turn
-        found = extract_assertions(e if here == e.content else replace(e, content=here), context, addressee)
+        # "she" two turns on from the name: the person last talked about (the focus) stands before the turn before
+        told = f"{focus[e.conversation_id]}. {context}" if focus.get(e.conversation_id) else context
+        found = extract_assertions(e if here == e.content else replace(e, content=here), told, addressee)
         if context and asker != e.speaker and (reply := elided_reply(context, e.content)):
             for a in extract_assertions(replace(e, content=reply, recipient=None), "", None):
                 if not any(f.entity == a.entity and f.attribute == a.attribute and f.negated == a.negated
@@ -381,6 +384,9 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
         # a change or an ending of what the speaker said before ("from chemistry to physics", "I cancelled X")
         found += anchored_claims(e, found, said.get((e.conversation_id, norm_name(e.speaker)), []),
                                  lambda name, c=e.conversation_id: said.get((c, norm_name(name)), []))
+        focus[e.conversation_id] = next((a.entity for a in reversed(found) if "'" not in a.entity and " " not in a.entity
+                                         and norm_name(a.entity) not in speakers[e.conversation_id]),
+                                        focus.get(e.conversation_id, ""))
         for a in found:
             if implied_and_known(a.entity_key, a.attribute, a.value, a.surface, said.get((e.conversation_id, a.entity_key), [])):
                 continue  # "my partner" after "we're engaged" restates nothing new
