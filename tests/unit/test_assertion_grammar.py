@@ -158,3 +158,26 @@ def test_a_welcome_names_what_one_joins_and_a_team_one_is_in() -> None:
 def test_a_name_after_she_can_be_who_he_is() -> None:
     got = rows((N, "She met Anselm at the gym. He is a paramedic."))
     assert ("Anselm", "job_title", "paramedic", False) in got
+
+
+def test_a_provider_one_is_with_where_a_service_is_talked_about() -> None:
+    tl = timeline_of(("Agent", "Which energy supplier are you with at the moment?"),
+                     (N, "We're with Corrigan Power, but the deal ends soon."),
+                     ("Agent", "Would you consider moving to us?"), (N, "Yes, we've signed up with Lumen Home now."))
+    got = [(a.attribute, a.value, a.superseded_by is not None) for a in tl]
+    assert ("uses:energy", "Corrigan Power", True) in got and ("uses:energy", "Lumen Home", False) in got
+    assert not [a for a in tl if a.attribute == "works_at"]
+
+
+def test_more_pets_schools_homes_and_hobbies() -> None:
+    tl = timeline_of((N, "We got a dog last month."), (N, "She's a cavapoo called Dot."),
+                     ("Ma", "Is Ivo at big school yet?"), ("Pa", "He's starting at Fenmore Grammar next term."),
+                     (N, "We've found a flat in Wells."), (N, "I'm not doing archery any more."))
+    got = {(a.entity, a.attribute, a.value, a.negated) for a in tl}
+    assert {(N, "pet_name:dog", "Dot", False), ("Ivo", "school", "Fenmore Grammar", False),
+            (N, "moving_to", "Wells", False), (N, "hobby", "archery", True)} <= got
+    assert not [g for g in got if g[1] == "works_at"]
+
+
+def test_a_lab_is_no_dog() -> None:
+    assert not [r for r in rows((N, "Sorry, I have a lab until 8.")) if r[1] == "has_pet"]

@@ -55,8 +55,8 @@ _IS_OFF = re.compile(rf"(?i)(?:^|[.!?,;:]\s*|\bso\s+|\band\s+|\bbut\s+)(?:the\s+
 _SWAP = re.compile(rf"(?i)\b(?:dropped|ditched|swapped|swapping|swap|replaced|replacing|replace|traded|trading|exchanged|abandoned)\s+"
                    rf"{_DET}(?P<old>{_PHRASE})\s+(?:for|with|in\s+favou?r\s+of)\s+{_DET}(?P<new>{_PHRASE}){_STOP}")
 # "we're switching to Calder Mutual", "I switched to history": a new value of the one attribute of its kind held
-_TO_NEW = re.compile(rf"\b(?:switch|switched|switching|changed\s+over|changing\s+over|moved\s+over|moving\s+over)\s+"
-                     rf"(?:over\s+)?to\s+(?:the\s+)?(?:(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+(?:&\s+)?[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,3}})"
+_TO_NEW = re.compile(rf"\b(?:(?:switch|switched|switching|changed\s+over|changing\s+over|moved\s+over|moving\s+over)\s+"
+                     rf"(?:over\s+)?to|signed\s+up\s+(?:with|to)|signing\s+up\s+(?:with|to)|registered\s+with)\s+(?:the\s+)?(?:(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+(?:&\s+)?[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,3}})"
                      rf"|(?P<low>(?!(?:it|that|this|them|a|an|my|our|something|one|another|somewhere)\b)[a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){{0,2}}?){_STOP})")
 _SWITCHABLE = ("uses:", "studies", "works_in", "school")
 # a choice made between options: "Hokkaido it is", "we settled on Porto": a new value of the plan held

@@ -69,6 +69,9 @@ def pet_attribute(attr: str) -> str:
 def settle_found(found: list[Found], speaker: str) -> list[Found]:
     """One event's matches made consistent (see the module's docstring)."""
     out: list[Found] = []
+    # "my daughter started at Ashgrove Primary": a child's school, not where the child works
+    found = [f for f in found if not (f[2] == "works_at" and _CHILD.search(f[1])
+                                      and any(g[2] == "school" and g[1] == f[1] and g[3] == f[3] for g in found))]
     for f in found:
         start, entity, attr, value, surface, negated, stop = f
         attr = pet_attribute(attr)
@@ -101,7 +104,10 @@ def settle_found(found: list[Found], speaker: str) -> list[Found]:
     return [g for g in out if g[5] or (g[1], g[2], g[3].lower()) not in ended]
 
 
-_PUPIL_SCHOOL = re.compile(r"(?i)\b(?:nursery|kindergarten|preschool|pre-school|primary|elementary|infants|junior\s+school)\b")
+_CHILD = re.compile(r"\b(?:son|daughter|kids|children|child|grandson|granddaughter|grandchild|grandkids|grandchildren|"
+                    r"stepson|stepdaughter|niece|nephew|eldest|youngest|toddler)$")
+_PUPIL_SCHOOL = re.compile(r"(?i)\b(?:nursery|kindergarten|preschool|pre-school|primary|elementary|infants|junior\s+school|"
+                           r"secondary|grammar|high\s+school|middle\s+school|sixth\s+form)\b")
 _WORK_WORDS = re.compile(r"(?i)\b(?:teach\w*|work\w*|job|role|post|position|hired|employed|as\s+(?:a|an|the))\b")
 _NOTICE = re.compile(r"(?i)\b(?:notice|leaving|resign)")
 

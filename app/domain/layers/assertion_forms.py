@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 
-from app.domain.layers.assertion_lexicon import _AUX, _CHAIN, _ORG, _PLACE, _TEAM, _TO_COME, ORG_HEADS, VENUES
-from app.domain.layers.assertion_rules import SUBJECT, TOOL
+from app.domain.layers.assertion_lexicon import _AUX, _CHAIN, _ORG, _PLACE, _TEAM, _TO_COME, HOBBY_NOUNS, ORG_HEADS, VENUES
+from app.domain.layers.assertion_rules import ACTIVITIES, SUBJECT, TOOL
 from app.domain.layers.assertion_text import clean_value, in_question
 
 _MOOD = rf"{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*"
@@ -100,6 +100,15 @@ FORMS += [
                  rf"Band|Orchestra|Association|Union|League|Team|University|College|School|Academy))\s*,\s+(?P<subj>[{_UPW}][a-zß-öø-ÿ]{{2,}})\b", "org"),
 ]
 
+FORMS += [
+    # a home found or secured somewhere is where one is moving: "we've found a place in Wells"
+    ("moving_to", rf"{SUBJECT}{_CHAIN}\s+(?:found|secured|got|signed\s+for|put\s+(?:an\s+)?offer\s+on)\s+(?:a|an|our)\s+(?:new\s+|little\s+)?"
+                  rf"(?:place|flat|house|home|apartment|cottage|room)\s+(?:in|near)\s+{_PLACE}", "place"),
+    # a hobby denied: "I'm not doing pottery any more", "we don't play squash now"
+    ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:not|no\s+longer|never)\s+(?:really\s+)?(?:doing|playing|do|play|going\s+to)\s+(?:any\s+)?"
+              rf"(?P<val>{HOBBY_NOUNS}|{ACTIVITIES})\b(?=[^.!?]*\b(?:any\s*more|now|these\s+days|since)\b|\s*[.!,;]|\s*$)", "hobby_negated"),
+]
+
 # "what's your favourite band?" - "mine's Elbow": the answer names the favourite the question asked for
 FAVOURITE_ASKED = re.compile(r"(?i)(?:\b(?:your|ur)\s+|^\W*|[.!?]\s+)(?:all-time\s+|absolute\s+)?(?:favourite|favorite|fave)\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\b[^.!?]*\?")
 FAVOURITE_MINE = re.compile(r"(?<![\w'’])(?:[Mm]ine|[Mm]y\s+(?:favourite|favorite|fave))(?:\s+(?:is|has\s+to\s+be|would\s+be)|'s)\s+"
@@ -120,3 +129,35 @@ def favourite_answer(text: str, context: str, speaker: str, found: list) -> list
     if not value or any(f[2] == attr for f in found):
         return []
     return [(mine.start(), speaker, attr, value, mine.group(0), False, mine.end())]
+
+
+# a provider one is with, named where a service is talked about: "we're with Skyline Fibre" (broadband)
+_SERVICE_NOUNS = {"broadband": "broadband", "internet": "broadband", "wifi": "broadband", "wi-fi": "broadband",
+                  "fibre": "broadband", "energy": "energy", "electricity": "energy", "gas": "energy",
+                  "insurance": "insurer", "insurer": "insurer", "mobile": "phone", "network": "phone", "sim": "phone",
+                  "bank": "bank", "current account": "bank", "mortgage": "lender", "lender": "lender", "pension": "pension",
+                  "vet": "vet", "vets": "vet", "dentist": "dentist", "GP": "gp", "surgery": "gp"}
+_SERVICE_RE = re.compile(r"\b(" + "|".join(sorted(_SERVICE_NOUNS, key=len, reverse=True)) + r")\b", re.I)
+_WITH_PROVIDER = re.compile(rf"\b(?P<subj>I|[Ww]e)\s+(?:(?:am|are|have|has|had|just|now|still|currently|finally|been)\s+)*"
+                            rf"(?:with|on|signed\s+up\s+(?:with|to)|registered\s+with|switched(?:\s+over)?\s+to|moved\s+(?:over\s+)?to|"
+                            rf"changed\s+to|gone\s+with|went\s+with|going\s+with|joined)\s+(?:the\s+)?(?P<val>[{_UPW}][\w'’&\.\-]*"
+                            rf"(?:\s+[{_UPW}][\w'’&\.\-]*){{0,3}})")
+
+
+def provider_claims(text: str, context: str, speaker: str, found: list) -> list:
+    """`found` with a provider the speaker is with (or has signed up with) where the event or the turn
+    before talks about a service (broadband, energy, insurance, a bank, a vet): uses:<service>, in place
+    of an employer read from the same words ("we're with Skyline Fibre" is no job)."""
+    service = _SERVICE_RE.search(text) or _SERVICE_RE.search(context)
+    if not service:
+        return found
+    kind = _SERVICE_NOUNS.get(service.group(1)) or _SERVICE_NOUNS.get(service.group(1).lower())
+    out = list(found)
+    for m in _WITH_PROVIDER.finditer(text):
+        value = clean_value(m.group("val"), "proper")
+        if not value or in_question(text, m.start(), m.end()) or value.lower() == service.group(1).lower():
+            continue
+        out = [f for f in out if not (f[2] in ("works_at", "member_of") and f[3] == value)]
+        if not any(f[2] == f"uses:{kind}" and f[3] == value for f in out):
+            out.append((m.start(), speaker, f"uses:{kind}", value, m.group(0), False, m.end()))
+    return out

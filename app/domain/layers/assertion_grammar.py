@@ -96,4 +96,6 @@ def clause_subject(text: str, pos: int) -> str | None:
     called Tig" -> "my son"; None for "I"/"we" or no subject."""
     start = max((m.end() for m in _CLAUSE_END.finditer(text, 0, pos)), default=0)
     m = _CLAUSE_SUBJECT.match(text[start:pos])
-    return m.group("s") if m else None
+    if not m or re.match(r"\s*(?:is|was|are|were)\b", text[start + m.end("s"):pos]):
+        return None  # "She's a cockapoo called Nell": the subject is the pet itself
+    return m.group("s")

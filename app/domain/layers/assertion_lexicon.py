@@ -49,7 +49,7 @@ ORG_HEADS = ("Labs|Lab|Systems|Group|Ltd|Limited|Inc|Co|Corp|Corporation|Company
              "Architects|Sons|Brothers|Bros|Engineering|Construction|Properties|Realty|Brewing|Bakery|Café|Cafe|Hotel|Foundation|"
              "Trust|Institute|Services|Retail|Design|Dynamics|AI|Bio|Biotech|Therapeutics|Medical|Law|Legal|LLP|PLC|GmbH")
 SCHOOL_HEADS = frozenset("university college school academy institute conservatory high primary elementary "
-                         "polytechnic seminary gymnasium nursery kindergarten preschool".split())
+                         "polytechnic seminary gymnasium nursery kindergarten preschool secondary grammar infants".split())
 GROUP_HEADS = frozenset("club choir band orchestra society league circle crew collective ensemble troupe "
                         "gym guild association union".split())
 TEAM_HEADS = frozenset("team department dept unit ward division desk squad office branch".split())

@@ -23,8 +23,11 @@ RELATION_NOUNS = (
     "aunt|uncle|cousin|niece|nephew|parents|family|neighbor|neighbour|mam|mammy|mummy|mommy|daddy|papa"
 )
 DOG_BREEDS = ("labrador|retriever|beagle|poodle|spaniel|terrier|collie|greyhound|whippet|dachshund|pug|husky|corgi|"
-              "bulldog|sheepdog|rottweiler|doberman|chihuahua|schnauzer|lurcher|staffie|mutt|dalmatian|pointer|setter")
-CAT_BREEDS = "tabby|siamese|persian|ragdoll|maine coon|bengal|sphynx|moggy"
+              "bulldog|sheepdog|rottweiler|doberman|chihuahua|schnauzer|lurcher|staffie|mutt|dalmatian|pointer|setter|"
+              "cockapoo|cavapoo|labradoodle|goldendoodle|cavachon|jack russell|shih tzu|westie|bichon|maltese|"
+              "pomeranian|alsatian|german shepherd|sausage dog|springer|cocker|staffy|border collie|vizsla|weimaraner|"
+              "samoyed|akita|shiba|basset|bloodhound|mastiff|great dane|newfoundland|saluki")
+CAT_BREEDS = "tabby|siamese|persian|ragdoll|maine coon|bengal|sphynx|moggy|british shorthair|burmese|birman|tortoiseshell"
 PETS = ("dog|cat|puppy|kitten|pup|horse|rabbit|bunny|hamster|parrot|bird|fish|turtle|snake|guinea pig|pony|lizard|ferret|"
         f"{DOG_BREEDS}|{CAT_BREEDS}")
 OCCUPATIONS = frozenset(

@@ -14,17 +14,17 @@ _UP = "A-ZÀ-ÖØ-Þ"  # capitals, Latin-1 included
 
 # what kind of thing a tool or product is (uses:<kind>)
 TOOL_KINDS = {
-    "database": "postgres postgresql mysql mariadb sqlite mongodb mongo redis cassandra dynamodb oracle sql server "
+    "database": "postgres postgresql mysql mariadb sqlite mongodb mongo redis cassandra dynamodb oracle "
                 "supabase firebase elasticsearch clickhouse snowflake bigquery cockroachdb",
     "phone": "iphone android pixel galaxy samsung oneplus nokia motorola xiaomi",
-    "editor": "vim neovim emacs vs code vscode intellij pycharm sublime atom cursor zed",
+    "editor": "vim neovim emacs vscode intellij pycharm sublime atom cursor zed",
     "language": "rust golang java kotlin swift typescript javascript ruby php elixir scala haskell",
     "framework": "django flask fastapi rails react vue angular svelte next.js spring laravel express pytorch "
                  "tensorflow jax keras scikit-learn",
     "os": "linux ubuntu debian fedora windows macos arch",
     "hosting": "aws azure gcp heroku vercel netlify digitalocean fly.io render railway cloudflare",
     "laptop": "macbook thinkpad chromebook surface",
-    "bank": "chase monzo revolut wells fargo starling barclays hsbc santander lloyds natwest citibank n26",
+    "bank": "chase monzo revolut starling barclays hsbc santander lloyds natwest citibank n26",
     "car": "tesla prius civic corolla subaru toyota honda ford volkswagen vw volvo bmw audi mazda nissan kia "
            "hyundai jeep fiat renault peugeot skoda",
     "crm": "salesforce hubspot pipedrive zoho",
@@ -43,7 +43,9 @@ TOOL_KINDS = {
 _TOOL_OF = {w: kind for kind, ws in TOOL_KINDS.items() for w in ws.split()}
 
 
-_TOOL_PHRASES = {"github actions": "ci", "gitlab ci": "ci", "github pages": "hosting"}
+# names of more than one word, matched whole ("Wells" alone is a town, "server" and "code" are words)
+_TOOL_PHRASES = {"github actions": "ci", "gitlab ci": "ci", "github pages": "hosting", "sql server": "database",
+                 "vs code": "editor", "wells fargo": "bank"}
 
 
 def tool_kind(value: str) -> str | None:

@@ -35,7 +35,7 @@ from app.domain.layers.assertion_derived import (address, framed_occupation, imp
                                                  relation_antecedent, settle_found)
 from app.domain.layers.assertion_entities import EntityNames
 from app.domain.layers.assertion_grammar import clause_subject
-from app.domain.layers.assertion_forms import FORM_RULES, favourite_answer
+from app.domain.layers.assertion_forms import FORM_RULES, favourite_answer, provider_claims
 from app.domain.layers.assertion_lexicon import LEXICON_RULES
 from app.domain.layers.assertion_values import LEXICON_KINDS, lexicon_value, title
 from app.domain.layers.assertion_text import (CO_SUBJECT, PLACE_PREP, PRONOUNS, antecedent, clean_value, expand,
@@ -286,10 +286,7 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
             elif addressee and entity != addressee and re.search(r"(?i)\byou\s+and\s+$", text[max(0, m.start() - 9):m.start()]):
                 found.append((m.start(), addressee, attr, value, m.group(0), negated, m.end()))  # "you and Priyanka got engaged"
     found += favourite_answer(text, context, event.speaker or "speaker", found)  # "favourite band?" - "mine's Elbow"
-    # "my daughter started at Ashgrove Primary": a child's school, not where the child works
-    found = [f for f in found if not (f[2] == "works_at" and re.search(r"\b(?:son|daughter|kids|children|child|grandson|granddaughter|grandchild|grandkids|grandchildren|"
-                                                                                    r"stepson|stepdaughter|niece|nephew|eldest|youngest|toddler)$", f[1])
-                                      and any(g[2] == "school" and g[1] == f[1] and g[3] == f[3] for g in found))]
+    found = provider_claims(text, context, event.speaker or "speaker", found)  # "we're with Skyline Fibre" (broadband)
     if any(f[2] == "relationship_status" and f[3] == "single" for f in found):
         found = [f for f in found if not (f[2] == "relationship_status" and f[3] != "single" and f[1] == event.speaker
                                           and re.match(r"(?i)my\b", f[4]))]
