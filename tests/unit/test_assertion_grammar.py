@@ -181,3 +181,10 @@ def test_more_pets_schools_homes_and_hobbies() -> None:
 
 def test_a_lab_is_no_dog() -> None:
     assert not [r for r in rows((N, "Sorry, I have a lab until 8.")) if r[1] == "has_pet"]
+
+
+def test_a_student_studies_a_subject_at_a_school() -> None:
+    got = rows((N, "I'm a third-year geology student at Pellham."), (N, "My cousin is a law undergrad."))
+    assert {(N, "studies", "geology", False), (N, "school", "Pellham", False),
+            ("Oona's cousin", "studies", "law", False)} <= got
+    assert not [r for r in got if r[1] in ("job_title", "works_at")]

@@ -84,6 +84,10 @@ def settle_found(found: list[Found], speaker: str) -> list[Found]:
             entity = speaker
         elif attr == "works_at" and not negated and _PUPIL_SCHOOL.search(value) and not _WORK_WORDS.search(surface):
             attr = "school"  # "Orla starts at Hollybank Nursery": a pupil's school, not an employer
+        elif attr == "works_at" and _STUDENT.search(surface) and not _WORK_WORDS.search(surface):
+            attr = "school"  # "a chemistry student at Rowan": where one studies
+        elif attr == "job_title" and _STUDENT.search(value):
+            continue  # a student is no occupation: what is studied is `studies`
         out.append((start, entity, attr, value, surface, negated, stop))
     # a pet named is a pet one has: "my cat Biscuit"
     for start, entity, attr, value, surface, negated, stop in list(out):
@@ -104,6 +108,7 @@ def settle_found(found: list[Found], speaker: str) -> list[Found]:
     return [g for g in out if g[5] or (g[1], g[2], g[3].lower()) not in ended]
 
 
+_STUDENT = re.compile(r"(?i)\b(?:student|undergrad|undergraduate|pupil|postgrad|postgraduate|fresher)s?\b")
 _CHILD = re.compile(r"\b(?:son|daughter|kids|children|child|grandson|granddaughter|grandchild|grandkids|grandchildren|"
                     r"stepson|stepdaughter|niece|nephew|eldest|youngest|toddler)$")
 _PUPIL_SCHOOL = re.compile(r"(?i)\b(?:nursery|kindergarten|preschool|pre-school|primary|elementary|infants|junior\s+school|"

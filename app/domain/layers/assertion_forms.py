@@ -109,6 +109,14 @@ FORMS += [
               rf"(?P<val>{HOBBY_NOUNS}|{ACTIVITIES})\b(?=[^.!?]*\b(?:any\s*more|now|these\s+days|since)\b|\s*[.!,;]|\s*$)", "hobby_negated"),
 ]
 
+FORMS += [
+    # a student of a subject: "I'm a second-year chemistry student", "she's a history undergrad at Rowan"
+    ("studies", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is|was|were)(?:\s+(?:now|still|currently|also))*\s+(?:a|an)\s+"
+                r"(?:(?:first|second|third|fourth|final|[a-z]+)-year\s+|mature\s+|part-time\s+|full-time\s+|postgrad(?:uate)?\s+|"
+                r"PhD\s+|masters\s+|graduate\s+)?(?P<val>[a-z]+(?:\s+[a-z]+)?)\s+(?:student|undergrad|undergraduate|major|postgrad|"
+                r"PhD\s+student|researcher|graduate)\b", "subject"),
+]
+
 # "what's your favourite band?" - "mine's Elbow": the answer names the favourite the question asked for
 FAVOURITE_ASKED = re.compile(r"(?i)(?:\b(?:your|ur)\s+|^\W*|[.!?]\s+)(?:all-time\s+|absolute\s+)?(?:favourite|favorite|fave)\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\b[^.!?]*\?")
 FAVOURITE_MINE = re.compile(r"(?<![\w'’])(?:[Mm]ine|[Mm]y\s+(?:favourite|favorite|fave))(?:\s+(?:is|has\s+to\s+be|would\s+be)|'s)\s+"
