@@ -188,3 +188,10 @@ def test_a_student_studies_a_subject_at_a_school() -> None:
     assert {(N, "studies", "geology", False), (N, "school", "Pellham", False),
             ("Oona's cousin", "studies", "law", False)} <= got
     assert not [r for r in got if r[1] in ("job_title", "works_at")]
+
+
+def test_a_named_subject_shares_its_second_verb_and_plural_relations_are_subjects() -> None:
+    got = rows((N, "Uncle Ferdie has sold his boat and moved into a cottage in Alnwick."),
+               (N, "Our neighbours have moved to Crete."), (N, "I'm a part-time barista at Quill Coffee."))
+    assert {("Uncle Ferdie", "lives_in", "Alnwick", False), ("Oona's neighbours", "lives_in", "Crete", False),
+            (N, "job_title", "barista", False)} <= got

@@ -183,7 +183,8 @@ _CONTRACTIONS = [
 ]
 
 # a second verb of the same first-person subject: "I sold the Corolla and got a Subaru"
-_SHARED_I = re.compile(r"(\b(I|[Ww]e)\s[^.!?;]{0,60}?\s)and\s+(?:now\s+|also\s+|then\s+)?(?=(?:got|bought|moved|started|joined|switched|"
+_SHARED_I = re.compile(rf"(\b(I|[Ww]e|[Hh]e|[Ss]he|(?<![\w'’])[{_UP}][a-zß-öø-ÿ]{{2,}}(?:\s+[{_UP}][a-zß-öø-ÿ]{{2,}})?(?=\s+(?:has|have|had|just|[a-z]+ed)\b))"
+                       r"\s[^.!?;]{0,60}?\s)and\s+(?:now\s+|also\s+|then\s+)?(?=(?:got|bought|moved|started|joined|switched|"
                        r"signed|took|accepted|left|quit|adopted|rented|found|work|live|teach|study|use|became|am|are|"
                        r"play|run|have)\b)")
 # "I'm 29 and still living with my parents": the same subject's "-ing" clause after "and"

@@ -43,7 +43,8 @@ def typed_attribute(attribute: str, value: str) -> str | None:
     return attribute
 
 
-_SENIORITY = frozenset("new junior senior first only trainee acting interim deputy assistant".split())
+_SENIORITY = frozenset("new junior senior first only trainee acting interim deputy assistant full-time part-time "
+                       "freelance self-employed qualified newly-qualified locum relief agency permanent temporary".split())
 _NOT_TITLES = frozenset("""member customer user beginner partner mother father brother sister daughter other winner
     runner newcomer foreigner passenger patient resident parent client regular fan viewer reader listener follower
     supporter subscriber owner homeowner leaver visitor guest tenant neighbour neighbor believer lover prisoner

@@ -57,6 +57,7 @@ _CONDITION = re.compile(r"(?i)\b(?:if|when|whenever|unless|whether|once|in case)
 _UNNAMED = {"plan": "planned", "works_at": "job", "moving_to": "move"}  # the value of a retraction that names nothing
 _NOUN_PHRASE = re.compile(r"(?i)(?:my|our|his|her|their)\s+[\w\- ]+")
 _IMPLIED_STATUS = {"husba": "married", "wife": "married", "fianc": "engaged"}
+_TERMS = frozenset("full-time part-time freelance self-employed locum relief agency permanent temporary".split())
 _NOT_PLACES = frozenset("bed work school church class practice lunch dinner breakfast sleep town".split())
 _GONE = re.compile(r"[^.!?]{0,40}?\b(?:died|passed\s+away|was\s+put\s+(?:down|to\s+sleep)|had\s+to\s+be\s+put\s+down|is\s+gone)\b")
 _NEG_VERBS = ("hate", "dislike", "cannot stand", "do not like", "no longer like", "do not enjoy")
@@ -228,6 +229,7 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                 lead = re.match(r"((?:deputy\s+|assistant\s+)?(?:head|director|chief|manager|lead)\s+of\s+[a-z]+)\b", " ".join(words_))
                 while words_ and words_[-1] not in OCCUPATIONS and not lead:
                     words_.pop()
+                words_ = words_[1:] if len(words_) > 1 and words_[0] in _TERMS else words_  # "a full-time carer": a carer
                 words_ = lead.group(1).split() if lead else words_
                 value = " ".join(words_) if words_ else title(cleaned or "")  # "an emergency call handler"
                 if value and re.search(rf"(?i)\b{re.escape(value)}\s+(?:to|for)\s+(?:me|us|him|her|them|you|everyone|many)\b", text):
