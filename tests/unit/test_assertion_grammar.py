@@ -195,3 +195,33 @@ def test_a_named_subject_shares_its_second_verb_and_plural_relations_are_subject
                (N, "Our neighbours have moved to Crete."), (N, "I'm a part-time barista at Quill Coffee."))
     assert {("Uncle Ferdie", "lives_in", "Alnwick", False), ("Oona's neighbours", "lives_in", "Crete", False),
             (N, "job_title", "barista", False)} <= got
+
+
+@pytest.mark.parametrize("text, thing, liking", [
+    ("I really enjoyed The Glass Orchard.", "glass orchard", "likes"),
+    ("I quite like bouldering.", "bouldering", "likes"),
+    ("I'm a lifelong fan of Nina Simone.", "nina simone", "likes"),
+    ("I can't get enough of oat biscuits.", "oat biscuits", "likes"),
+    ("I'm loving the new Hollis album.", "new hollis album", "likes"),
+    ("I thought Quiet Harbour was gripping.", "quiet harbour", "likes"),
+    ("I didn't really enjoy the sequel.", "sequel", "dislikes"),
+    ("I found Wolf Hall a bit of a slog.", "wolf hall", "dislikes"),
+    ("Sudoku's never really been my thing.", "sudoku", "dislikes"),
+    ("I couldn't get into Ulysses.", "ulysses", "dislikes"),
+])
+def test_likings_in_any_tense(text: str, thing: str, liking: str) -> None:
+    got = {(r[1], r[2]) for r in rows((N, text)) if r[1].startswith("opinion:")}
+    assert (f"opinion:{thing}", liking) in {(a.lower(), v) for a, v in got}
+
+
+@pytest.mark.parametrize("text", ["I love you!", "I like the sound of that.", "I really enjoyed our chat.",
+                                  "I like to think so.", "I loved every minute.", "I really like your new haircut."])
+def test_no_liking_of_a_person_a_chat_or_a_manner_of_speaking(text: str) -> None:
+    assert not [r for r in rows((N, text)) if r[1].startswith("opinion:")]
+
+
+def test_parties_of_every_name_and_their_fate() -> None:
+    got = rows((N, "We're throwing Bea a leaving do on Friday."), (N, "The barbecue's cancelled, sadly."),
+               (N, "We're having a christening for Tam in June."))
+    assert {(N, "plan:party", "planned", False), (N, "plan:barbecue", "planned", True),
+            (N, "plan:christening", "planned", False)} <= got

@@ -117,6 +117,38 @@ FORMS += [
                 r"PhD\s+student|researcher|graduate)\b", "subject"),
 ]
 
+# likings in any tense, with the adverbs people put before them
+_ADVS = (r"(?:\s+(?:really|absolutely|just|truly|quite|totally|honestly|genuinely|actually|still|also|do|did|always|so|"
+         r"properly|secretly|kind\s+of|sort\s+of|definitely|thoroughly|particularly|both|all|completely|utterly|"
+         r"massively|seriously|have|had|am|was|have\s+always|now))*")
+_NOUN = (r"(?!(?:it|that|this|them|him|her|you|your|our|me|us|to|the\s+way|the\s+fact|the\s+idea|the\s+sound|the\s+look|"
+         r"the\s+thought|how|what|when|why|where|being|having|"
+         r"getting|doing|going|seeing|making|a\s+lot|every\s+minute|every\s+second|each)\b)(?P<val>[\w'’\-]+(?:\s+[\w'’\-]+){0,4})")
+FORMS += [
+    ("opinion:{val}", rf"\b(?P<subj>I)\b{_ADVS}\s+(?:loved|liked|enjoyed|adored|love|like|enjoy|adore|(?:am|was)\s+(?:loving|enjoying)|"
+                      r"(?:am|was)\s+(?:a\s+)?(?:big|huge|massive|real|great|total|die-hard|devoted|lifelong|long-time)?\s*fan\s+of|"
+                      r"(?:am|was)\s+(?:getting\s+)?(?:really\s+|so\s+)?into|(?:can|could)\s*not\s+get\s+enough\s+of|"
+                      r"(?:am|was)\s+(?:a\s+)?sucker\s+for|(?:have|had)\s+a\s+soft\s+spot\s+for|(?:am|was)\s+partial\s+to|"
+                      rf"(?:could|can)\s*not\s+put\s+down|(?:am|was)\s+(?:hooked|obsessed)\s+on)\s+{_NOUN}", "opinion_pos"),
+    ("opinion:{val}", rf"\b(?P<subj>I)\b{_ADVS}\s+(?:(?:did|do)\s+not|never)\s+(?:really\s+|much\s+|particularly\s+|ever\s+)?"
+                      r"(?:like|enjoy|love|care\s+for|get\s+on\s+with|rate|get\s+into)\s+" + _NOUN, "opinion_neg"),
+    ("opinion:{val}", rf"\b(?P<subj>I)\b{_ADVS}\s+(?:hated|disliked|loathed|detested|(?:could|can)\s*not\s+(?:stand|bear|get\s+into|finish))\s+{_NOUN}",
+     "opinion_neg"),
+    ("opinion:{val}", r"\b(?P<subj>I)\s+(?:found|find|thought|think)\s+(?P<val>(?:the\s+)?[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3})\s+"
+                      r"(?:(?:is|was|are|were)\s+)?(?:a\s+bit\s+(?:of\s+)?|so\s+|really\s+|pretty\s+|very\s+|massively\s+|totally\s+|quite\s+)?"
+                      r"(?:overrated|boring|dull|tedious|a\s+slog|hard\s+going|awful|terrible|rubbish|dreadful|disappointing|a\s+letdown|"
+                      r"pretentious|unreadable)\b", "opinion_neg"),
+    ("opinion:{val}", r"\b(?P<subj>I)\s+(?:found|find|thought|think)\s+(?P<val>(?:the\s+)?[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3})\s+"
+                      r"(?:(?:is|was|are|were)\s+)?(?:so\s+|really\s+|pretty\s+|very\s+|absolutely\s+|just\s+)?"
+                      r"(?:brilliant|amazing|wonderful|fantastic|beautiful|gorgeous|superb|excellent|a\s+joy|a\s+masterpiece|"
+                      r"gripping|unputdownable|hilarious|moving)\b", "opinion_pos"),
+    ("opinion:{val}", r"(?:^|(?<=[.!?;:,]\s)|(?<=[.!?;:,]))\s*(?P<subj>)(?P<val>[A-Za-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2})"
+                      r"(?:['’]s\s+|\s+(?:has|have|is|are)\s+)?(?:never|not)\s+(?:really\s+)?(?:been\s+)?(?:my\s+thing|for\s+me|my\s+cup\s+of\s+tea)\b",
+     "opinion_neg"),
+    ("favourite:{what}", r"\b(?P<subj>[Mm]y)\s+(?:all-time\s+|absolute\s+)?(?:favourite|favorite)\s+(?P<what>[a-z]+)\s+of\s+all\s+time\s+is\s+"
+                         r"(?P<val>[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3})", "proper"),
+]
+
 # "what's your favourite band?" - "mine's Elbow": the answer names the favourite the question asked for
 FAVOURITE_ASKED = re.compile(r"(?i)(?:\b(?:your|ur)\s+|^\W*|[.!?]\s+)(?:all-time\s+|absolute\s+)?(?:favourite|favorite|fave)\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\b[^.!?]*\?")
 FAVOURITE_MINE = re.compile(r"(?<![\w'’])(?:[Mm]ine|[Mm]y\s+(?:favourite|favorite|fave))(?:\s+(?:is|has\s+to\s+be|would\s+be)|'s)\s+"

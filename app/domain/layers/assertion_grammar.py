@@ -75,12 +75,20 @@ _PROGRESSIVE_S = re.compile(rf"(?<![\w'])((?:{_POSS}\s+{_MODS}(?:{RELATION_NOUNS
                             rf"(?=\s+(?:(?:now|still|finally|also|currently|officially|actually)\s+)*(?!(?:{_ING_NOUNS})\b)[a-z]{{3,}}ing\b)")
 
 
+# a plan's "'s" before its fate: "the barbecue's cancelled", "the party's been called off"
+_FATE_S = re.compile(r"\b([a-z]{3,})'s(?=\s+(?:(?:now|officially|definitely|been)\s+)*(?:cancell?ed|off|postponed|called\s+off|"
+                     r"scrapped|moved|on\s+hold|rescheduled)\b)")
+
+_BEEN = re.compile(r"(?:\s+(?:now|officially|definitely))*\s+been\b")
+
+
 def normalise(text: str) -> str:
     """The expanded text with the forms above rewritten to the ones the rules read."""
     text = _APPOS_REL_NAME.sub(lambda m: f"{m.group('name')} ", text)
     text = _APPOS_NAME_REL.sub(lambda m: f"{m.group('name')} ", text)
     text = _PERFECT_S.sub(r"\1 has", text)
     text = _PROGRESSIVE_S.sub(r"\1 is", text)
+    text = _FATE_S.sub(lambda m: m.group(1) + (" has" if _BEEN.match(m.string, m.end()) else " is"), text)
     text = _KIND_CALLED.sub("", text)
     return _FAV_FIRST.sub(_fav, text)
 

@@ -115,7 +115,8 @@ _rule("relationship_status", r"\b(?P<subj>[Mm]y)\s+(?P<val>husband|wife|girlfrie
 _rule("has_pet", rf"\b(?P<subj>I|[Ww]e){_ADV}\s+(?:have|got|adopted|rescued)\s+(?:a|an|two|three)\s+(?:(?:new|little|rescue|rescued|young|baby)\s+)*(?P<val>{PETS})s?\b", "common")
 _rule("name", r"\b(?P<subj>[Mm]y)\s+name\s+is\s+(?P<val>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)")
 _rule("favourite:{what}", rf"\b(?P<subj>[Mm]y)\s+(?:all-time\s+|absolute\s+|personal\s+)?favou?rite\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|was|has to be|would be|has always been)\s+(?P<val>{_NP})", "phrase")
-_rule("opinion:{val}", rf"\b(?P<subj>I)\s+(?:really\s+|absolutely\s+|just\s+|truly\s+)?(?P<verb>love|like|enjoy|adore|prefer|hate|dislike|cannot stand|do not like|no longer like|do not enjoy|am (?:a )?(?:big |huge )?fan of|am (?:really )?into|am passionate about)\s+(?P<val>{_NP})", "opinion")
+_rule("opinion:{val}", rf"\b(?P<subj>I)\s+(?:really\s+|absolutely\s+|just\s+|truly\s+)?(?P<verb>love|like|enjoy|adore|prefer|hate|dislike|cannot stand|do not like|no longer like|do not enjoy|am (?:a )?(?:big |huge )?fan of|am (?:really )?into|am passionate about)\s+(?!(?:your|our|the\s+sound|the\s+look|the\s+idea|the\s+thought|the\s+way|the\s+fact|"
+      rf"to\s+(?:think|say|believe|know|imagine|hope|see|hear))\b)(?P<val>{_NP})", "opinion")
 
 # ---- changes: moves, jobs, teams, relationships, preferences, tools, plans and their cancellation
 _BE = r"(?:am|are|is|was|were)"
@@ -165,7 +166,8 @@ _rule("uses:{what}", rf"{_SUBJ}{_ADV}(?:(?:\s+would|'d)\s+like\s+to|\s+want\s+to
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}(?:(?:\s+would|'d)\s+like\s+to|\s+want\s+to|\s+(?:am|are|is)\s+going\s+to|\s+will|\s+just)?\s+(?:switch|move|change)d?\s+from\s+(?:the|my|our|your)\s+{_PROPER}\s+(?:plan|tier|subscription|package)\s+to\s+(?:the\s+)?(?P<val>{_PROPER})", "plan_tier")
 _rule("uses:{what}", rf"{_SUBJ}\s+(?:am|are|is)\s+[^.!?]{{0,40}}?\band\s+(?:moving|switching|migrating)\s+(?:over\s+|back\s+)?to\s+(?P<val>{_PROPER})", "tool")
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:building|writing|making|developing)\s+(?:a|an|the|our|my)\s+[^.!?]{{0,40}}?\b(?:in|with|on)\s+(?P<val>{_PROPER})", "tool")
-_PLAN_KINDS = (r"dinner party|garden party|house party|leaving party|engagement party|housewarming party|housewarming|trip|vacation|holiday|party|wedding|dinner|move|visit|launch|release|meeting|concert|reunion|barbecue|bbq|getaway|cruise|camping trip|road trip|honeymoon|surprise party|birthday party|"
+_PLAN_KINDS = (r"leaving do|hen do|stag do|hen party|stag party|retirement party|anniversary party|baby shower|leaving drinks|"
+               r"christening|naming ceremony|dinner party|garden party|house party|leaving party|engagement party|housewarming party|housewarming|trip|vacation|holiday|party|wedding|dinner|move|visit|launch|release|meeting|concert|reunion|barbecue|bbq|getaway|cruise|camping trip|road trip|honeymoon|surprise party|birthday party|"
                r"internship|placement|gig|show|exhibition|festival|retreat|workshop|conference|residency|tour|recital|fundraiser|party|date")
 PLAN_KINDS = _PLAN_KINDS
 _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:planning|taking|going\s+on|booking)|(?:have|has)\s+(?:planned|booked)|planned|booked|plan)\s+(?:a|an|our|my|the)\s+(?:\w+\s+)?(?:trip|vacation|holiday|getaway|visit|road trip)\s+to\s+(?P<val>{_PROPER})")
@@ -173,7 +175,7 @@ _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:going|heading|flying
 _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:will\s+(?:be\s+)?visit(?:ing)?|(?:am|are|is)\s+visiting|(?:plan|plans|want|hope)\s+to\s+visit|(?:am|are|is)\s+planning\s+to\s+visit)\s+(?P<val>{_PROPER})", "place")
 _rule("plan:trip", rf"{_SUBJ}\s+(?:am|are|is)\s+(?:not|no longer)\s+(?:(?:going|flying|travelling|traveling)\s+to|doing|visiting)\s+(?P<val>{_PROPER})", "place_negated")
 _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:will\s+|(?:have|has)\s+to\s+|(?:have|has)\s+)?(?:cancel|cancelled|canceled|called\s+off|call\s+off|scrapped|scrap|shelved|shelve|ditched|ditch)\s+(?:the\s+|our\s+|my\s+)?(?P<val>{_PROPER})(?:\s+(?:trip|vacation|holiday|visit|getaway|break)\b|(?=[^.!?]{{0,40}}\b(?:trip|vacation|holiday|visit|flights?|hotel|getaway|break)\b))", "place_negated")
-_rule("plan:{pkind}", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:planning|throwing|hosting|organi[sz]ing|having)|(?:have|has)\s+planned|planned|will\s+(?:throw|host|have))\s+(?:a|an|our|my|the|his|her)\s+(?:\w+\s+){{0,2}}?(?P<pkind>{_PLAN_KINDS})\b(?P<val>)", "plan")
+_rule("plan:{pkind}", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:planning|throwing|hosting|organi[sz]ing|having)|(?:have|has)\s+planned|planned|will\s+(?:throw|host|have))\s+(?:(?:[A-Z][a-z]+|him|her|them|us|me)\s+)?(?:a|an|our|my|the|his|her)\s+(?:\w+\s+){{0,2}}?(?P<pkind>{_PLAN_KINDS})\b(?P<val>)", "plan")
 _rule("plan:{pkind}", rf"{_SUBJ}{_ADV}\s+(?:(?:have|has)\s+)?(?:cancell?ed|called\s+off|scrapped|(?:had|have|has)\s+to\s+cancel|(?:am|are|is)\s+cancell?ing|(?:decided|had)\s+to\s+(?:cancel|call\s+off|skip))\s+(?:the|our|my|his|her|this|that)\s+(?:\w+\s+){{0,2}}?(?P<pkind>{_PLAN_KINDS})\b(?P<val>)", "plan_cancel")
 _rule("plan:{pkind}", rf"\b(?P<subj>[Tt]he|[Oo]ur|[Mm]y)\s+(?:\w+\s+){{0,2}}?(?P<pkind>{_PLAN_KINDS})\s+(?:is|was|has been|got)\s+(?:off\b(?!\s+(?:to|on|at|the|work|early|late)\b)|cancell?ed\b|called off\b)(?P<val>)", "plan_cancel")
 

@@ -168,7 +168,7 @@ _CONTRACTIONS = [
     (re.compile(r"\b([Ww]e|[Yy]ou|[Tt]hey)'re\b"), r"\1 are"),
     (re.compile(r"\b(I|[Ww]e|[Yy]ou|[Tt]hey)'ve\b"), r"\1 have"),
     (re.compile(r"\b(I|[Ww]e|[Yy]ou|[Tt]hey|[Ss]he|[Hh]e)'ll\b"), r"\1 will"),
-    (re.compile(r"\b([Dd]o|[Dd]oes|[Dd]id|[Ii]s|[Aa]re|[Ww]as|[Ww]ere|[Hh]ave|[Hh]as)n't\b"), r"\1 not"),
+    (re.compile(r"\b([Dd]o|[Dd]oes|[Dd]id|[Ii]s|[Aa]re|[Ww]as|[Ww]ere|[Hh]ave|[Hh]as|[Cc]ould|[Ww]ould|[Ss]hould|[Mm]ust)n't\b"), r"\1 not"),
     (re.compile(r"\b([Cc]a)n't\b"), r"\1nnot"),
     # "he's a pharmacist" / "she's been promoted": the pronoun's "'s" is "is" or "has", never a possessive
     (re.compile(r"\b([Hh]e|[Ss]he)'s(?=\s+(?:been|got|gotten|had|done|moved|left|quit|joined|started|finished)\b)"), r"\1 has"),

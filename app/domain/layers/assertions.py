@@ -52,7 +52,8 @@ _PLAN_KIND = {"vacation": "trip", "holiday": "trip", "getaway": "trip", "road tr
               "visit": "trip", "cruise": "trip", "honeymoon": "trip", "bbq": "barbecue",
               "birthday party": "party", "surprise party": "party", "dinner party": "party", "garden party": "party",
               "house party": "party", "leaving party": "party", "engagement party": "party", "housewarming party": "party",
-              "housewarming": "party"}
+              "housewarming": "party", **dict.fromkeys(("leaving do", "hen do", "stag do", "hen party", "stag party", "retirement party",
+                                                         "anniversary party", "baby shower", "leaving drinks"), "party")}
 _CONDITION = re.compile(r"(?i)\b(?:if|when|whenever|unless|whether|once|in case)\s+$")
 _UNNAMED = {"plan": "planned", "works_at": "job", "moving_to": "move"}  # the value of a retraction that names nothing
 _NOUN_PHRASE = re.compile(r"(?i)(?:my|our|his|her|their)\s+[\w\- ]+")
