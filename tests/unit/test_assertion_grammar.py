@@ -225,3 +225,13 @@ def test_parties_of_every_name_and_their_fate() -> None:
                (N, "We're having a christening for Tam in June."))
     assert {(N, "plan:party", "planned", False), (N, "plan:barbecue", "planned", True),
             (N, "plan:christening", "planned", False)} <= got
+
+
+def test_people_ages_and_titles() -> None:
+    got = rows((N, "My boyfriend Caio moved in last week."), (N, "I've been with Caio for two years."),
+               (N, "Jem dumped me."), (N, "Our little girl turned three yesterday."), (N, "My son is in Year 5 at Holt Lane."),
+               (N, "I'll be forty in May."), (N, "I've been at the Larder for a decade as the sous chef."))
+    assert not [r for r in got if r[1] == "works_at" and r[2] == "Caio"]
+    assert not [r for r in got if r[1] == "lives_in"]
+    assert {(N, "relationship_status", "single", False), ("Oona's little girl", "age", "3", False), (N, "age", "40", False),
+            (N, "job_title", "sous chef", False)} <= got

@@ -17,6 +17,13 @@ from app.domain.layers.assertion_lexicon import _AUX, _CHAIN, _ORG, _PLACE, _TEA
 from app.domain.layers.assertion_rules import ACTIVITIES, SUBJECT, TOOL
 from app.domain.layers.assertion_text import clean_value, in_question
 
+# the kind of plan a party or a trip of another name is (`plan:<kind>`)
+PLAN_KIND = {"vacation": "trip", "holiday": "trip", "getaway": "trip", "road trip": "trip", "camping trip": "trip",
+              "visit": "trip", "cruise": "trip", "honeymoon": "trip", "bbq": "barbecue",
+              "birthday party": "party", "surprise party": "party", "dinner party": "party", "garden party": "party",
+              "house party": "party", "leaving party": "party", "engagement party": "party", "housewarming party": "party",
+              "housewarming": "party", **dict.fromkeys(("leaving do", "hen do", "stag do", "hen party", "stag party", "retirement party",
+                                                         "anniversary party", "baby shower", "leaving drinks"), "party")}
 _MOOD = rf"{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*"
 
 FORMS: list[tuple[str, str, str]] = [
@@ -147,6 +154,15 @@ FORMS += [
      "opinion_neg"),
     ("favourite:{what}", r"\b(?P<subj>[Mm]y)\s+(?:all-time\s+|absolute\s+)?(?:favourite|favorite)\s+(?P<what>[a-z]+)\s+of\s+all\s+time\s+is\s+"
                          r"(?P<val>[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3})", "proper"),
+]
+
+FORMS += [
+    # left by someone: "Dee dumped me", "he's left me" (the speaker is single)
+    ("relationship_status", rf"(?<![\w'’])(?:[{_UPW}][a-zß-öø-ÿ]{{2,}}|[Hh]e|[Ss]he)(?:\s+(?:has|just|finally))*\s+(?:dumped|left|ditched|"
+                            r"broke\s+up\s+with|split\s+up\s+with|walked\s+out\s+on|cheated\s+on)\s+me\b(?P<subj>)(?P<val>)", "breakup"),
+    # a title said after where one works: "I've been at Fenwick Hall for six years as the head chef"
+    ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:been|am|are|is|was|were|started|joined|work|works|worked|working)\s+(?:at|with|for)\s+"
+                  r"[^.!?,;]{1,50}?\s+as\s+(?:the|a|an|their|its|our)\s+(?:new\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){0,2})(?![\w'’])", "title"),
 ]
 
 # "what's your favourite band?" - "mine's Elbow": the answer names the favourite the question asked for

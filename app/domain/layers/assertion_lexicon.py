@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from app.domain.layers.assertion_rules import ACTIVITIES, OCCUPATIONS, PETS, PLAN_KINDS, PROPER, RELATION_NOUNS, SUBJECT, TOOL
+from app.domain.layers.assertion_rules import _NUMW, ACTIVITIES, OCCUPATIONS, PETS, PLAN_KINDS, PROPER, RELATION_NOUNS, SUBJECT, TOOL
 
 _UP = "A-ZÀ-ÖØ-Þ"
 # auxiliaries and adverbs between a subject and its verb: "I have now", "we are finally", "she will be"
@@ -234,7 +234,7 @@ FRAMES: list[tuple[str, str, str]] = [
     ("uses:{what}", rf"{SUBJECT}{_CHAIN}\s+(?:moved|migrated|switched|ported|shifted|put)\s+(?:the|our|my|everything|it|us|all)\b(?:\s+[\w\-]+){{0,3}}?\s+(?:over\s+)?(?:to|onto)\s+(?P<val>{TOOL})", "tool"),
     ("age", rf"\b(?P<subj>[Mm]y|[Hh]er|[Hh]is)\s+(?P<val>\d{{2,3}})(?:st|nd|rd|th)\s+birthday\b(?=[^.!?]*\b(?:today|tomorrow|on|this|next|is|was|party|celebrat))", "number"),
     # an age to come
-    ("age", rf"{SUBJECT}{_CHAIN}\s+(?:will\s+be|(?:am|is)\s+going\s+to\s+be)\s+(?P<val>\d{{1,3}})(?=\s+(?:in|on|next|this|years?|soon)\b|\s*[.!,;]|\s*$)", "number"),
+    ("age", rf"{SUBJECT}{_CHAIN}\s+(?:will\s+be|(?:am|is)\s+going\s+to\s+be)\s+(?P<val>\d{{1,3}}|{_NUMW})(?=\s+(?:in|on|next|this|years?|soon)\b|\s*[.!,;]|\s*$)", "number"),
     ("plan:trip", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)\s+(?:flying|heading|going|travelling|traveling|driving|sailing|off|taking\s+(?:the\s+kids|the\s+family|the\s+children|my\s+\w+|our\s+\w+|him|her|them|everyone))\s+(?:(?:out|over|off|back|down|up|away)\s+)?to\s+{_PLACE}{_TIME_CUE}", "place"),
     ("plan:trip", rf"{SUBJECT}\s+(?:am|are)\s+(?:(?:now|still|really)\s+)?thinking\s+(?:of\s+|about\s+)?(?P<val>{PROPER})(?![\w'’&\.\-])(?=\s*[.!,;]|\s+(?:for|in|this|next|over|around)\b)", "place"),
     ("plan:trip", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)\s+(?:spending|having)\s+(?:Christmas|Easter|New\s+Year|Hanukkah|Eid|Diwali|the\s+(?:holidays|summer|winter|weekend|break)|(?:a|two|three|four|our|my|half)\s+\w+(?:\s+\w+)?)\s+in\s+{_PLACE}", "place"),

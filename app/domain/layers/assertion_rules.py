@@ -17,7 +17,7 @@ RELATION_NOUNS = (
     "half-brother|stepsister|stepbrother|stepmum|stepmom|stepdad|stepson|stepdaughter|granddaughter|grandson|"
     "grandkids|grandchildren|grandchild|godson|goddaughter|godmother|godfather|ex-wife|ex-husband|ex-girlfriend|"
     "ex-boyfriend|ex-partner|ex|flatmate|housemate|colleague|co-worker|coworker|manager|landlord|landlady|"
-    "teammate|classmate|bestie|hubby|twin|eldest|youngest|oldest|toddler|"
+    "teammate|classmate|bestie|hubby|twin|eldest|youngest|oldest|toddler|little\\s+one|boy|girl|"
     "wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|mom|mum|mother|dad|father|sister|brother|son|"
     "daughter|kids|children|friend|best friend|boss|roommate|grandma|grandpa|grandmother|grandfather|"
     "aunt|uncle|cousin|niece|nephew|parents|family|neighbor|neighbour|mam|mammy|mummy|mommy|daddy|papa"

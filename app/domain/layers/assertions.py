@@ -35,7 +35,7 @@ from app.domain.layers.assertion_derived import (address, framed_occupation, imp
                                                  relation_antecedent, settle_found)
 from app.domain.layers.assertion_entities import EntityNames
 from app.domain.layers.assertion_grammar import clause_subject
-from app.domain.layers.assertion_forms import FORM_RULES, favourite_answer, provider_claims
+from app.domain.layers.assertion_forms import PLAN_KIND as _PLAN_KIND, FORM_RULES, favourite_answer, provider_claims
 from app.domain.layers.assertion_lexicon import LEXICON_RULES
 from app.domain.layers.assertion_values import LEXICON_KINDS, lexicon_value, title
 from app.domain.layers.assertion_text import (CO_SUBJECT, PLACE_PREP, PRONOUNS, antecedent, clean_value, expand,
@@ -48,18 +48,14 @@ from app.domain.layers.assertion_model import LAYER_VERSION, Assertion  # noqa: 
 
 
 ALL_RULES = [*RULES, *LEXICON_RULES, *FORM_RULES]  # the rule table's specific forms first, then the clause frames
-_PLAN_KIND = {"vacation": "trip", "holiday": "trip", "getaway": "trip", "road trip": "trip", "camping trip": "trip",
-              "visit": "trip", "cruise": "trip", "honeymoon": "trip", "bbq": "barbecue",
-              "birthday party": "party", "surprise party": "party", "dinner party": "party", "garden party": "party",
-              "house party": "party", "leaving party": "party", "engagement party": "party", "housewarming party": "party",
-              "housewarming": "party", **dict.fromkeys(("leaving do", "hen do", "stag do", "hen party", "stag party", "retirement party",
-                                                         "anniversary party", "baby shower", "leaving drinks"), "party")}
 _CONDITION = re.compile(r"(?i)\b(?:if|when|whenever|unless|whether|once|in case)\s+$")
 _UNNAMED = {"plan": "planned", "works_at": "job", "moving_to": "move"}  # the value of a retraction that names nothing
 _NOUN_PHRASE = re.compile(r"(?i)(?:my|our|his|her|their)\s+[\w\- ]+")
 _IMPLIED_STATUS = {"husba": "married", "wife": "married", "fianc": "engaged"}
+_ORG_ROLE = re.compile(r"(?:university|uni|college|employer|company|firm|gym|choir|band|church)$")
 _TERMS = frozenset("full-time part-time freelance self-employed locum relief agency permanent temporary".split())
-_NOT_PLACES = frozenset("bed work school church class practice lunch dinner breakfast sleep town".split())
+_NOT_PLACES = frozenset("bed work school church class practice lunch dinner breakfast sleep town year grade form room level "
+                        "stage reception".split())
 _GONE = re.compile(r"[^.!?]{0,40}?\b(?:died|passed\s+away|was\s+put\s+(?:down|to\s+sleep)|had\s+to\s+be\s+put\s+down|is\s+gone)\b")
 _NEG_VERBS = ("hate", "dislike", "cannot stand", "do not like", "no longer like", "do not enjoy")
 def _is_speaker(name: str, speaker: str) -> bool:
@@ -249,7 +245,8 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                 continue
             else:
                 value = clean_value(raw, "proper" if kind in ("stay", "employer", "invited", "presupposed") else kind)
-                if value and (attribute in ("moving_to", "lives_in") or kind == "employer") and tool_kind(value):
+                if value and ((attribute in ("moving_to", "lives_in") and (tool_kind(value) or value.lower() in _NOT_PLACES))
+                              or (kind == "employer" and tool_kind(value))):
                     continue  # "we're moving to Fly.io" is a migration (uses:hosting)
                 if value and attribute == "member_of" and re.search(r"(?i)\bteam$", value):
                     if not re.search(rf"(?i)\b(?:{ACTIVITIES})\b", value):
@@ -366,6 +363,7 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
         known = names.setdefault(e.conversation_id, EntityNames())
         known.read(e.content, e.speaker, e.recipient)
         people = speakers[e.conversation_id] | {norm_name(n) for n in known.names}
+        persons = speakers[e.conversation_id] | {norm_name(n) for f, n in known.aliases.items() if not _ORG_ROLE.search(f)}
         here = resolve_here(e.content, places.get(e.conversation_id), people)
         places[e.conversation_id] = last_place(e.content, people) or ""  # "there" reaches back one turn
         # "she" two turns on from the name: the person last talked about (the focus) stands before the turn before
@@ -376,7 +374,8 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
                 if not any(f.entity == a.entity and f.attribute == a.attribute and f.negated == a.negated
                            and (f.value_key == a.value_key or same_name(f.value_key, a.value_key)) for f in found):
                     found.append(replace(a, id=f"{e.id}#{len(found)}", surface=e.content[:60]))
-        found = [a if (n := known.canonical(a.entity)) == a.entity else replace(a, entity=n) for a in found]
+        found = [a if (n := known.canonical(a.entity)) == a.entity else replace(a, entity=n) for a in found
+                 if not (a.attribute == "works_at" and norm_name(a.value) in persons)]  # "been with Amira": a person
         found += with_partner(found, partners, e.conversation_id, len(found))
         found = as_organisation(found, orgs, said, e.conversation_id, e.speaker, speakers[e.conversation_id])
         if context and asker != e.speaker and negative_answer(context, e.content):
