@@ -235,3 +235,10 @@ def test_people_ages_and_titles() -> None:
     assert not [r for r in got if r[1] == "lives_in"]
     assert {(N, "relationship_status", "single", False), ("Oona's little girl", "age", "3", False), (N, "age", "40", False),
             (N, "job_title", "sous chef", False)} <= got
+
+
+def test_roles_said_as_nouns() -> None:
+    got = rows((N, "This is Marguerite, our HR manager."), (N, "As a physiotherapist, I'd rest it."),
+               (N, "Ivo from payroll is leaving."))
+    assert {("Marguerite", "job_title", "hr manager", False), (N, "job_title", "physiotherapist", False),
+            ("Ivo", "works_in", "payroll", False)} <= got

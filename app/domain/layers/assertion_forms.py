@@ -165,6 +165,17 @@ FORMS += [
                   r"[^.!?,;]{1,50}?\s+as\s+(?:the|a|an|their|its|our)\s+(?:new\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){0,2})(?![\w'’])", "title"),
 ]
 
+from app.domain.layers.assertion_lexicon import OCC  # noqa: E402  (the occupations, longest first)
+
+FORMS += [
+    # speaking in one's capacity: "As a pharmacist, I'd say no", "Speaking as a nurse, I ..."
+    ("job_title", rf"(?:^|(?<=[.!?]\s))\s*(?:[Ss]peaking\s+|[Jj]ust\s+|[Ww]ell,?\s+)?(?:[Aa]s)\s+(?:a|an)\s+"
+                  rf"(?P<val>(?:[a-z\-]+\s+){{0,2}}(?:{OCC}))\s*,\s+(?P<subj>I|[Ww]e)\b", "occupation"),
+    # a department one is from: "I'm Rosa from accounts", "Jen from marketing is leaving"
+    ("works_in", rf"(?:\b(?P<subj>I)\s+am\s+[{_UPW}][a-zß-öø-ÿ]+|(?<![\w'’])(?P<subj2>[{_UPW}][a-zß-öø-ÿ]{{2,}}))\s+(?:here\s+)?from\s+"
+                 rf"(?:the\s+)?(?P<val>(?-i:{DEPARTMENTS}))(?:\s+(?:team|department|dept))?\b(?![\w'’&\-])", "team"),
+]
+
 # "what's your favourite band?" - "mine's Elbow": the answer names the favourite the question asked for
 FAVOURITE_ASKED = re.compile(r"(?i)(?:\b(?:your|ur)\s+|^\W*|[.!?]\s+)(?:all-time\s+|absolute\s+)?(?:favourite|favorite|fave)\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\b[^.!?]*\?")
 FAVOURITE_MINE = re.compile(r"(?<![\w'’])(?:[Mm]ine|[Mm]y\s+(?:favourite|favorite|fave))(?:\s+(?:is|has\s+to\s+be|would\s+be)|'s)\s+"
