@@ -242,3 +242,12 @@ def test_roles_said_as_nouns() -> None:
                (N, "Ivo from payroll is leaving."))
     assert {("Marguerite", "job_title", "hr manager", False), (N, "job_title", "physiotherapist", False),
             ("Ivo", "works_in", "payroll", False)} <= got
+
+
+def test_a_move_to_a_firm_is_a_new_job_and_its_title() -> None:
+    tl = timeline_of((N, "I'm a junior designer at Pallet Studio."), (N, "I've moved to Fernhill Games as art director."),
+                     (N, "I'm learning the cello."), (N, "I gave up the cello."))
+    got = {(a.attribute, a.value, a.superseded_by is not None) for a in tl}
+    assert {("works_at", "Pallet Studio", True), ("works_at", "Fernhill Games", False), ("job_title", "art director", False),
+            ("hobby", "cello", True)} <= got
+    assert not [a for a in tl if a.attribute == "lives_in"]

@@ -84,6 +84,8 @@ def settle_found(found: list[Found], speaker: str) -> list[Found]:
             entity = speaker
         elif attr == "works_at" and not negated and _PUPIL_SCHOOL.search(value) and not _WORK_WORDS.search(surface):
             attr = "school"  # "Orla starts at Hollybank Nursery": a pupil's school, not an employer
+        elif attr in ("lives_in", "moving_to") and not negated and _ORG_NAME.search(value):
+            attr = "works_at"  # "I've moved to Fernhill Games as art director": an employer, not a town
         elif attr == "works_at" and _STUDENT.search(surface) and not _WORK_WORDS.search(surface):
             attr = "school"  # "a chemistry student at Rowan": where one studies
         elif attr == "job_title" and _STUDENT.search(value):
@@ -108,6 +110,9 @@ def settle_found(found: list[Found], speaker: str) -> list[Found]:
     return [g for g in out if g[5] or (g[1], g[2], g[3].lower()) not in ended]
 
 
+_ORG_NAME = re.compile(r"\s(?:Labs?|Systems|Ltd|Inc|Corp|Corporation|Technologies|Software|Analytics|Consulting|Solutions|"
+                       r"Logistics|Insurance|Holdings|Industries|Games|Studios?|Partners|Capital|Ventures|Robotics|Pharma|"
+                       r"Therapeutics|Biotech|Media|Digital|Networks|Agency|Associates|LLP|PLC|GmbH)$")
 _STUDENT = re.compile(r"(?i)\b(?:student|undergrad|undergraduate|pupil|postgrad|postgraduate|fresher)s?\b")
 _CHILD = re.compile(r"\b(?:son|daughter|kids|children|child|grandson|granddaughter|grandchild|grandkids|grandchildren|"
                     r"stepson|stepdaughter|niece|nephew|eldest|youngest|toddler)$")

@@ -280,7 +280,7 @@ FRAMES: list[tuple[str, str, str]] = [
     # hobbies taken up or given up, by name
     ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:took\s+up|taken\s+up|take\s+up|taking\s+up|picked\s+up|started|begun|began|got\s+into|getting\s+into|learning|learnt|learned|(?:am|are|is)\s+(?:doing|learning))\s+(?:some\s+)?(?P<val>{HOBBY_NOUNS}|{ACTIVITIES})\b", "common"),
     ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:quit|gave\s+up|given\s+up|stopped|dropped)\s+(?P<val>{HOBBY_NOUNS})\b", "hobby_negated"),
-    ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:(?:started|begun|began|taken\s+up|took\s+up|picked\s+up)\s+(?:learning|studying)|(?:am|are|is)\s+learning)\s+(?P<val>[{_UP}][a-z]+(?![\w'’])|{HOBBY_NOUNS}|{ACTIVITIES})\b", "common"),
+    ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:(?:started|begun|began|taken\s+up|took\s+up|picked\s+up)\s+(?:learning|studying)|(?:am|are|is)\s+learning)\s+(?:(?:to\s+play\s+)?the\s+)?(?P<val>[{_UP}][a-z]+(?![\w'’])|{HOBBY_NOUNS}|{ACTIVITIES})\b", "common"),
 ]
 
 
