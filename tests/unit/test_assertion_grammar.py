@@ -251,3 +251,7 @@ def test_a_move_to_a_firm_is_a_new_job_and_its_title() -> None:
     assert {("works_at", "Pallet Studio", True), ("works_at", "Fernhill Games", False), ("job_title", "art director", False),
             ("hobby", "cello", True)} <= got
     assert not [a for a in tl if a.attribute == "lives_in"]
+
+
+def test_a_thing_chosen_as_our_something_is_no_title() -> None:
+    assert not [r for r in rows((N, "We went with Brindle as our caterer.")) if r[1] == "job_title"]

@@ -162,7 +162,7 @@ FORMS += [
                             r"broke\s+up\s+with|split\s+up\s+with|walked\s+out\s+on|cheated\s+on)\s+me\b(?P<subj>)(?P<val>)", "breakup"),
     # a title said after where one works: "I've been at Fenwick Hall for six years as the head chef"
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:been|am|are|is|was|were|started|joined|join|joining|work|works|worked|working|moved|moving|"
-                  r"gone|went|going|back)\s+(?:at|with|for|to)\s+[^.!?,;]{1,50}?\s+as\s+(?:(?:the|a|an|their|its|our)\s+)?(?:new\s+)?"
+                  r"gone|went|going|back)\s+(?:at|with|for|to)\s+[^.!?,;]{1,50}?\s+as\s+(?:(?:the|a|an)\s+)?(?!(?:our|their|its|my|your)\b)(?:new\s+)?"
                   r"(?P<val>[a-z\-]+(?:\s+[a-z\-]+){0,2})(?![\w'’])", "title"),
 ]
 
