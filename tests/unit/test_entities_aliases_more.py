@@ -49,3 +49,9 @@ def test_a_model_number_belongs_to_its_product_line() -> None:
     assert "iPhone 14" not in capitalised_spans("My iPhone 14 keeps freezing.")  # other layers read names as before
     assert "Pixel 8" in capitalised_spans("I moved to a Pixel 8 last week.", models=True)
     assert capitalised_spans("I met Tom 3 times.", models=True) == ["Tom"]  # a count after a name is no model
+
+
+def test_an_alias_in_brackets() -> None:
+    assert stated_aliases("Priya (my manager) signed it off.", "Bryn", None) == [("Bryn's manager", "Priya")]
+    assert stated_aliases("My landlord (Mr Achebe) rang.", "Bryn", None) == [("Bryn's landlord", "Mr Achebe")]
+    assert joined(clusters(("Bryn", "Oswin (my flatmate) is moving out.")), "Bryn's flatmate", "Oswin")

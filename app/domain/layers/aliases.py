@@ -38,6 +38,9 @@ _ALIAS_RES = [
     re.compile(rf"\b(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})['’]s\s+name\s+is\s+{_NAME}"),
     re.compile(rf"\b(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})\s+(?:is|was)\s+{_NAME}"),
     re.compile(rf"{_NAME}\s*(?:,\s*|\s+(?:is|was|,\s*who\s+is)\s+)(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})\b"),
+    # in brackets: "Priya (my manager)", "my manager (Priya)"
+    re.compile(rf"{_NAME}\s*\(\s*(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})\s*\)"),
+    re.compile(rf"\b(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})\s*\(\s*{_NAME}\s*\)"),
     # someone of a named person's: "Astrid's sister Karin", "Karin, Astrid's sister", "Astrid's sister is Karin"
     re.compile(rf"(?<![\w'’])(?P<owner>[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]{{2,}})['’]s\s+{_MODS}(?P<rel>{RELATIONS})\s*,?\s+(?:(?:is\s+)?(?:named|called)\s+|is\s+)?{_NAME}"),
     re.compile(rf"{_NAME}\s*(?:,\s*|\s+(?:is|was)\s+)(?P<owner>[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]{{2,}})['’]s\s+{_MODS}(?P<rel>{RELATIONS})\b"),
