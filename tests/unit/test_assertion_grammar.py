@@ -255,3 +255,12 @@ def test_a_move_to_a_firm_is_a_new_job_and_its_title() -> None:
 
 def test_a_thing_chosen_as_our_something_is_no_title() -> None:
     assert not [r for r in rows((N, "We went with Brindle as our caterer.")) if r[1] == "job_title"]
+
+
+def test_households_upbringing_work_kept_and_pet_lists() -> None:
+    got = rows((N, "We've relocated the whole family to Tralee."), (N, "I was brought up in Ålesund."),
+               (N, "I've worked at Brack & Sons since 2012."), (N, "I've taken a job as a postman."),
+               (N, "I've become a grandmother!"), (N, "We have a dog and two hamsters."))
+    assert {(N, "lives_in", "Tralee", False), (N, "from", "Ålesund", False), (N, "works_at", "Brack & Sons", False),
+            (N, "job_title", "postman", False), (N, "has_pet", "dog", False), (N, "has_pet", "hamster", False)} <= got
+    assert (N, "job_title", "grandmother", False) not in got

@@ -177,6 +177,21 @@ FORMS += [
                  rf"(?:the\s+)?(?P<val>(?-i:{DEPARTMENTS}))(?:\s+(?:team|department|dept))?\b(?![\w'’&\-])", "team"),
 ]
 
+from app.domain.layers.assertion_rules import PETS  # noqa: E402
+
+_COUNTED = r"(?:a|an|one|two|three|four|five|six)\s+(?:[a-z\-]+\s+){0,2}?"
+FORMS += [
+    # one's whole household moved: "we've relocated the whole family to Cork"
+    ("lives_in", rf"{SUBJECT}{_CHAIN}\s+(?:moved|relocated)\s+(?:the\s+(?:whole\s+)?(?:family|kids|household)|everyone|us|ourselves)\s+"
+                 rf"(?:(?:back|over|out)\s+)?to\s+{_PLACE}", "place"),
+    # work kept up to now: "I've worked at Nettle & Co since 2015", "she has been working for Orly for years"
+    ("works_at", rf"{SUBJECT}\s+(?:have|has)(?:\s+(?:now|also|always|actually))*\s+(?:been\s+working|worked)\s+(?:at|for|with)\s+{_ORG}"
+                 r"(?![\w'’&\.\-])", "org"),
+    # the second pet of a list: "we have a cat and two guinea pigs"
+    ("has_pet", rf"{SUBJECT}{_CHAIN}\s+(?:have|has|got|adopted|rescued|own|owns)\s+{_COUNTED}(?:{PETS})(?:s|es)?\s*(?:,\s*(?:and\s+)?|\s+and\s+)"
+                rf"{_COUNTED}(?P<val>{PETS})(?:s|es)?\b", "common"),
+]
+
 # "what's your favourite band?" - "mine's Elbow": the answer names the favourite the question asked for
 FAVOURITE_ASKED = re.compile(r"(?i)(?:\b(?:your|ur)\s+|^\W*|[.!?]\s+)(?:all-time\s+|absolute\s+)?(?:favourite|favorite|fave)\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\b[^.!?]*\?")
 FAVOURITE_MINE = re.compile(r"(?<![\w'’])(?:[Mm]ine|[Mm]y\s+(?:favourite|favorite|fave))(?:\s+(?:is|has\s+to\s+be|would\s+be)|'s)\s+"

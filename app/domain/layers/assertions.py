@@ -262,7 +262,7 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
             # (an ending and a new value in one clause are two claims: "left Fenwick to join Quarry Labs")
             if any(s <= m.start() < e and b == base and en == entity and ng == negated for s, e, b, en, ng in spans) and not (
                     attr.startswith(MULTI_VALUED_PREFIXES) and not any(f[1] == entity and f[2] == attr and norm_name(f[3]) == norm_name(value)
-                                                                       for f in found) and kind == "proper"):
+                                                                       for f in found) and kind in ("proper", "common")):
                 continue  # (a second name of a multi-valued attribute in one span is its own claim: "Salt and Pepper")
             # the same claim twice in one event ("we've been dating ... my boyfriend") is one claim
             if any(f[1] == entity and f[2] == attr and norm_name(f[3]) == norm_name(value) and f[5] == negated
