@@ -264,3 +264,11 @@ def test_households_upbringing_work_kept_and_pet_lists() -> None:
     assert {(N, "lives_in", "Tralee", False), (N, "from", "Ålesund", False), (N, "works_at", "Brack & Sons", False),
             (N, "job_title", "postman", False), (N, "has_pet", "dog", False), (N, "has_pet", "hamster", False)} <= got
     assert (N, "job_title", "grandmother", False) not in got
+
+
+def test_a_switch_only_thought_about_a_move_home_and_a_new_starter_are_no_changes() -> None:
+    tl = timeline_of(("Jules", "Hi, I'm a second-year history student."), ("Jules", "I'm thinking about switching to politics."),
+                     ("Pat", "I've moved to Deal now, so I'll need a new GP."), ("Omar", "Hi, I'm the new starter."))
+    got = {(a.entity, a.attribute, a.value, a.superseded_by is not None) for a in tl}
+    assert ("Jules", "studies", "history", False) in got
+    assert not [g for g in got if g[2] in ("politics", "starter") or g[1].startswith("uses:")]

@@ -58,6 +58,9 @@ _SWAP = re.compile(rf"(?i)\b(?:dropped|ditched|swapped|swapping|swap|replaced|re
 _TO_NEW = re.compile(rf"\b(?:(?:switch|switched|switching|changed\s+over|changing\s+over|moved\s+over|moving\s+over)\s+"
                      rf"(?:over\s+)?to|signed\s+up\s+(?:with|to)|signing\s+up\s+(?:with|to)|registered\s+with)\s+(?:the\s+)?(?:(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+(?:&\s+)?[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,3}})"
                      rf"|(?P<low>(?!(?:it|that|this|them|a|an|my|our|something|one|another|somewhere)\b)[a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){{0,2}}?){_STOP})")
+_MOOD_BEFORE = re.compile(r"(?i)\b(?:thinking\s+(?:about|of)|considering|might|may|could|would|should|want\s+to|wants\s+to|"
+                          r"hoping\s+to|hope\s+to|if|whether|maybe|perhaps|not\s+sure\s+about|tempted\s+to|debating)"
+                          r"(?:\s+(?:be|just|actually|really|maybe))*\s+$")
 _SWITCHABLE = ("uses:", "studies", "works_in", "school")
 # a choice made between options: "Hokkaido it is", "we settled on Porto": a new value of the plan held
 _DECIDED = re.compile(rf"(?:(?:^|[.!?,;:]\s*|\b(?:so|fine|ok|okay|right|then)\W+)(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,2}})\s+it\s+is\b"
@@ -145,6 +148,8 @@ def anchored_claims(event: LayerEvent, found: Sequence["Assertion"], said: Seque
                 continue
             add(old, new, norm_name(new), False, m)
     for m in _TO_NEW.finditer(text):
+        if _MOOD_BEFORE.search(text, max(0, m.start() - 40), m.start()):
+            continue  # "I'm thinking about switching to philosophy": no switch yet
         new = (m.group("new") or m.group("low") or "").rstrip(".,;:!?")
         kinds = {a.attribute: a for a in said if a.attribute.startswith(_SWITCHABLE) and not a.negated
                  and a.value[:1].isupper() == new[:1].isupper() and _of_kind(new, a.attribute)}

@@ -222,7 +222,7 @@ _SERVICE_NOUNS = {"broadband": "broadband", "internet": "broadband", "wifi": "br
                   "vet": "vet", "vets": "vet", "dentist": "dentist", "GP": "gp", "surgery": "gp"}
 _SERVICE_RE = re.compile(r"\b(" + "|".join(sorted(_SERVICE_NOUNS, key=len, reverse=True)) + r")\b", re.I)
 _WITH_PROVIDER = re.compile(rf"\b(?P<subj>I|[Ww]e)\s+(?:(?:am|are|have|has|had|just|now|still|currently|finally|been)\s+)*"
-                            rf"(?:with|on|signed\s+up\s+(?:with|to)|registered\s+with|switched(?:\s+over)?\s+to|moved\s+(?:over\s+)?to|"
+                            rf"(?:with|on|signed\s+up\s+(?:with|to)|registered\s+with|switched(?:\s+over)?\s+to|moved\s+over\s+to|"
                             rf"changed\s+to|gone\s+with|went\s+with|going\s+with|joined)\s+(?:the\s+)?(?P<val>[{_UPW}][\w'’&\.\-]*"
                             rf"(?:\s+[{_UPW}][\w'’&\.\-]*){{0,3}})")
 

@@ -64,7 +64,8 @@ _NOT_TITLES = frozenset("""member customer user beginner partner mother father b
     recover encounter register better bitter redundant pregnant important relevant elegant brilliant distant constant
     different excellent confident independent urgent efficient recent decent silent aware vegetarian vegan
     pescatarian introvert extrovert optimist pessimist perfectionist insomniac romantic grandmother grandfather
-    godmother godfather stepmother stepfather granny grandma grandpa pensioner retiree newlywed widower""".split())
+    godmother godfather stepmother stepfather granny grandma grandpa pensioner retiree newlywed widower starter
+    joiner recruit newbie newcomer""".split())
 _TITLE_SHAPE = re.compile(r"[a-z]+(?:er|or|ist|ian|ant|eer|ess|ive|ent|man|woman)")
 _HEAD_OF = re.compile(r"((?:deputy\s+|assistant\s+|acting\s+)?(?:head|director|chief|manager|lead|vp)\s+of\s+[a-z]+)\b")
 
