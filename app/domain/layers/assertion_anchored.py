@@ -40,7 +40,7 @@ _CHANGE_VERB = (r"(?:switch|switched|switching|change|changed|changing|move|move
 _FROM_TO = re.compile(rf"(?i)\b{_CHANGE_VERB}\b[^.!?;]{{0,40}}?\bfrom\s+{_DET}(?P<old>{_PHRASE}?)\s+to\s+{_DET}(?P<new>{_PHRASE}){_STOP}")
 _INSTEAD = re.compile(rf"(?i)\b(?:the|a|an|my|our|to|for|in|at|on|with|up|chose|picked|took)\s+(?P<new>{_PHRASE})\s+"
                       rf"instead\s+of\s+{_DET}(?P<old>{_PHRASE}){_STOP}")
-_END_VERB = (r"(?:cancel(?:l)?ed|cancel(?:l)?ing|cancel|scrap|ditch|call\s+off|quit|left|dropped|ditched|scrapped|gave\s+up|given\s+up|stopped|"
+_END_VERB = (r"(?:cancel(?:l)?ed|cancel(?:l)?ing|cancel|scrap|ditch|call\s+off|shelved|shelve|binned|axed|nixed|quit|left|dropped|ditched|scrapped|gave\s+up|given\s+up|stopped|"
              r"called\s+off|pulled\s+out\s+of|dropped\s+out\s+of|backed\s+out\s+of|withdrew\s+from|moved\s+off|moved\s+away\s+from|"
              r"migrated\s+(?:off|away\s+from)|got\s+rid\s+of|finished\s+(?:at|with)|walked\s+away\s+from|stepped\s+down\s+from|"
              r"resigned\s+from|deleted|uninstalled|decided\s+against|gave\s+up\s+on|given\s+up\s+on)")
@@ -55,14 +55,21 @@ _IS_OFF = re.compile(rf"(?i)(?:^|[.!?,;:]\s*|\bso\s+|\band\s+|\bbut\s+)(?:the\s+
 _SWAP = re.compile(rf"(?i)\b(?:dropped|ditched|swapped|swapping|swap|replaced|replacing|replace|traded|trading|exchanged|abandoned)\s+"
                    rf"{_DET}(?P<old>{_PHRASE})\s+(?:for|with|in\s+favou?r\s+of)\s+{_DET}(?P<new>{_PHRASE}){_STOP}")
 # "we're switching to Calder Mutual", "I switched to history": a new value of the one attribute of its kind held
-_TO_NEW = re.compile(rf"\b(?:switch|switched|switching|changed\s+over|changing\s+over|moved\s+over|moving\s+over)\s+"
-                     rf"(?:over\s+)?to\s+(?:the\s+)?(?:(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+(?:&\s+)?[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,3}})"
+_TO_NEW = re.compile(rf"\b(?:(?:switch|switched|switching|changed\s+over|changing\s+over|moved\s+over|moving\s+over)\s+"
+                     rf"(?:over\s+)?to|signed\s+up\s+(?:with|to)|signing\s+up\s+(?:with|to)|registered\s+with)\s+(?:the\s+)?(?:(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+(?:&\s+)?[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,3}})"
                      rf"|(?P<low>(?!(?:it|that|this|them|a|an|my|our|something|one|another|somewhere)\b)[a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){{0,2}}?){_STOP})")
+_MOOD_BEFORE = re.compile(r"(?i)\b(?:thinking\s+(?:about|of)|considering|might|may|could|would|should|want\s+to|wants\s+to|"
+                          r"hoping\s+to|hope\s+to|if|whether|maybe|perhaps|not\s+sure\s+about|tempted\s+to|debating)"
+                          r"(?:\s+(?:be|just|actually|really|maybe))*\s+$")
 _SWITCHABLE = ("uses:", "studies", "works_in", "school")
 # a choice made between options: "Hokkaido it is", "we settled on Porto": a new value of the plan held
 _DECIDED = re.compile(rf"(?:(?:^|[.!?,;:]\s*|\b(?:so|fine|ok|okay|right|then)\W+)(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,2}})\s+it\s+is\b"
                       rf"|\b(?:decided\s+on|settled\s+on|opted\s+for|going\s+for|gone\s+for|went\s+for|going\s+with|gone\s+with|went\s+with)\s+"
-                      rf"(?P<new2>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,2}})(?![\w'’&\.\-])(?!\s+(?:for|as)\b))")
+                      rf"(?P<new2>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,2}})(?![\w'’&\.\-])(?!\s+(?:for|as)\b)"
+                      # "we're doing Sicily instead": the plan's new value, the old one left unsaid
+                      rf"|\b(?:doing|do|going\s+to|go\s+to|choosing|chose|picking|picked|booking|booked|having|visiting|"
+                      rf"heading\s+to|flying\s+to|trying)\s+(?P<new3>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,2}})"
+                      rf"(?:\s+(?:this\s+time|now))?\s+instead\b(?!\s+of))")
 # "I'm at Corvis now", "Tom is with Kestrel these days": a new employer of one who holds one
 _AT_NOW = re.compile(rf"(?<![\w'’])(?P<who>I|[Ww]e|[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]{{2,}})\s*(?:['’]m|['’]s|['’]re|\s+am|\s+is|\s+are)\s+"
                      rf"(?:(?P<now>now)\s+)?(?:at|with)\s+(?:the\s+)?(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+(?:&\s+)?[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,3}})"
@@ -141,6 +148,8 @@ def anchored_claims(event: LayerEvent, found: Sequence["Assertion"], said: Seque
                 continue
             add(old, new, norm_name(new), False, m)
     for m in _TO_NEW.finditer(text):
+        if _MOOD_BEFORE.search(text, max(0, m.start() - 40), m.start()):
+            continue  # "I'm thinking about switching to philosophy": no switch yet
         new = (m.group("new") or m.group("low") or "").rstrip(".,;:!?")
         kinds = {a.attribute: a for a in said if a.attribute.startswith(_SWITCHABLE) and not a.negated
                  and a.value[:1].isupper() == new[:1].isupper() and _of_kind(new, a.attribute)}
@@ -151,7 +160,7 @@ def anchored_claims(event: LayerEvent, found: Sequence["Assertion"], said: Seque
                 add(old, new, norm_name(new), False, m)
     for m in _DECIDED.finditer(text):
         plans = {a.attribute: a for a in said if a.attribute.startswith("plan:") and not a.negated}
-        new = (m.group("new") or m.group("new2") or "").rstrip(".,;:!?")
+        new = (m.group("new") or m.group("new2") or m.group("new3") or "").rstrip(".,;:!?")
         if len(plans) == 1 and new and not any(_matches(new, f.value_key) for f in found):
             old = next(iter(plans.values()))
             if not _matches(new, old.value_key) and old.value[:1].isupper():

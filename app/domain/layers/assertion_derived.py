@@ -69,6 +69,9 @@ def pet_attribute(attr: str) -> str:
 def settle_found(found: list[Found], speaker: str) -> list[Found]:
     """One event's matches made consistent (see the module's docstring)."""
     out: list[Found] = []
+    # "my daughter started at Ashgrove Primary": a child's school, not where the child works
+    found = [f for f in found if not (f[2] == "works_at" and _CHILD.search(f[1])
+                                      and any(g[2] == "school" and g[1] == f[1] and g[3] == f[3] for g in found))]
     for f in found:
         start, entity, attr, value, surface, negated, stop = f
         attr = pet_attribute(attr)
@@ -81,6 +84,12 @@ def settle_found(found: list[Found], speaker: str) -> list[Found]:
             entity = speaker
         elif attr == "works_at" and not negated and _PUPIL_SCHOOL.search(value) and not _WORK_WORDS.search(surface):
             attr = "school"  # "Orla starts at Hollybank Nursery": a pupil's school, not an employer
+        elif attr in ("lives_in", "moving_to") and not negated and _ORG_NAME.search(value):
+            attr = "works_at"  # "I've moved to Fernhill Games as art director": an employer, not a town
+        elif attr == "works_at" and _STUDENT.search(surface) and not _WORK_WORDS.search(surface):
+            attr = "school"  # "a chemistry student at Rowan": where one studies
+        elif attr == "job_title" and _STUDENT.search(value):
+            continue  # a student is no occupation: what is studied is `studies`
         out.append((start, entity, attr, value, surface, negated, stop))
     # a pet named is a pet one has: "my cat Biscuit"
     for start, entity, attr, value, surface, negated, stop in list(out):
@@ -94,11 +103,21 @@ def settle_found(found: list[Found], speaker: str) -> list[Found]:
         h[1] == g[1] and h[2] == "works_at" and not h[5] and h[3] != g[3] for h in out))]
     # a status a noun phrase implies yields to a stronger one the same event states
     stated = {(g[1], g[3]) for g in out if g[2] == "relationship_status" and not _implied(g)}
-    return [g for g in out if not (g[2] == "relationship_status" and _implied(g)
-                                   and any((g[1], s) in stated for s in _STRONGER.get(g[3], ())))]
+    out = [g for g in out if not (g[2] == "relationship_status" and _implied(g)
+                                  and any((g[1], s) in stated for s in _STRONGER.get(g[3], ())))]
+    # what one sentence both names and ends is ended: "we've cancelled our trip to Japan" is no trip planned
+    ended = {(g[1], g[2], g[3].lower()) for g in out if g[5]}
+    return [g for g in out if g[5] or (g[1], g[2], g[3].lower()) not in ended]
 
 
-_PUPIL_SCHOOL = re.compile(r"(?i)\b(?:nursery|kindergarten|preschool|pre-school|primary|elementary|infants|junior\s+school)\b")
+_ORG_NAME = re.compile(r"\s(?:Labs?|Systems|Ltd|Inc|Corp|Corporation|Technologies|Software|Analytics|Consulting|Solutions|"
+                       r"Logistics|Insurance|Holdings|Industries|Games|Studios?|Partners|Capital|Ventures|Robotics|Pharma|"
+                       r"Therapeutics|Biotech|Media|Digital|Networks|Agency|Associates|LLP|PLC|GmbH)$")
+_STUDENT = re.compile(r"(?i)\b(?:student|undergrad|undergraduate|pupil|postgrad|postgraduate|fresher)s?\b")
+_CHILD = re.compile(r"\b(?:son|daughter|kids|children|child|grandson|granddaughter|grandchild|grandkids|grandchildren|"
+                    r"stepson|stepdaughter|niece|nephew|eldest|youngest|toddler)$")
+_PUPIL_SCHOOL = re.compile(r"(?i)\b(?:nursery|kindergarten|preschool|pre-school|primary|elementary|infants|junior\s+school|"
+                           r"secondary|grammar|high\s+school|middle\s+school|sixth\s+form)\b")
 _WORK_WORDS = re.compile(r"(?i)\b(?:teach\w*|work\w*|job|role|post|position|hired|employed|as\s+(?:a|an|the))\b")
 _NOTICE = re.compile(r"(?i)\b(?:notice|leaving|resign)")
 

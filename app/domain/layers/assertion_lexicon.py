@@ -19,20 +19,25 @@ from __future__ import annotations
 
 import re
 
-from app.domain.layers.assertion_rules import ACTIVITIES, OCCUPATIONS, PETS, PLAN_KINDS, PROPER, RELATION_NOUNS, SUBJECT, TOOL
+from app.domain.layers.assertion_rules import _NUMW, ACTIVITIES, OCCUPATIONS, PETS, PLAN_KINDS, PROPER, RELATION_NOUNS, SUBJECT, TOOL
 
 _UP = "A-ZÀ-ÖØ-Þ"
 # auxiliaries and adverbs between a subject and its verb: "I have now", "we are finally", "she will be"
 _AUX = ("am|are|is|was|were|have|has|had|will|would|be|been|being|do|does|did|now|just|finally|recently|actually|"
         "also|officially|already|eventually|happily|still|currently|really|only|even|then|both|all|literally|"
-        "honestly|definitely|probably|originally|permanently|properly|gladly|proudly|somehow|since")
+        "honestly|definitely|probably|originally|permanently|properly|gladly|proudly|somehow|since|got|get|gets|getting")
 _CHAIN = rf"(?:\s+(?:{_AUX}))*"
 _NEG = rf"{_CHAIN}\s+(?:not|never|no\s+longer)(?:\s+(?:{_AUX}|really|even))*"
 # a mood of things to come: a plan, an intention, a thought
 _TO_COME = ("going\\s+to|gonna|about\\s+to|planning\\s+(?:to|on)|plan\\s+to|plans\\s+to|thinking\\s+(?:of|about)|"
             "considering|hoping\\s+to|hope\\s+to|hopes\\s+to|set\\s+to|due\\s+to|looking\\s+to|want\\s+to|wants\\s+to|"
             "would\\s+like\\s+to|intend\\s+to|intends\\s+to|might|may|could|should|will|keen\\s+to|dreaming\\s+of|"
-            "talking\\s+about|aiming\\s+to|trying\\s+to|getting\\s+ready\\s+to|preparing\\s+to|need\\s+to|have\\s+to")
+            "talking\\s+about|aiming\\s+to|trying\\s+to|getting\\s+ready\\s+to|preparing\\s+to|need\\s+to|have\\s+to|"
+            # a decision or a feeling about what comes: "decided to", "excited to", "can't wait to"
+            "decided\\s+to|deciding\\s+to|chose\\s+to|opted\\s+to|agreed\\s+to|arranged\\s+to|"
+            "(?:so\\s+|really\\s+)?(?:excited|thrilled|delighted|happy|glad|pleased|proud|nervous|eager)\\s+to|"
+            "can\\s*not\\s+wait\\s+to|looking\\s+forward\\s+to|expected\\s+to|expecting\\s+to|scheduled\\s+to|"
+            "supposed\\s+to|meant\\s+to|ready\\s+to")
 _PLAN = rf"{_CHAIN}\s+(?:{_TO_COME})(?:\s+(?:{_AUX}))*"
 _SUBJLESS = r"(?:^|(?<=[.!?;:,]\s)|(?<=[.!?;:,]))\s*(?P<subj>)"
 
@@ -44,7 +49,7 @@ ORG_HEADS = ("Labs|Lab|Systems|Group|Ltd|Limited|Inc|Co|Corp|Corporation|Company
              "Architects|Sons|Brothers|Bros|Engineering|Construction|Properties|Realty|Brewing|Bakery|Café|Cafe|Hotel|Foundation|"
              "Trust|Institute|Services|Retail|Design|Dynamics|AI|Bio|Biotech|Therapeutics|Medical|Law|Legal|LLP|PLC|GmbH")
 SCHOOL_HEADS = frozenset("university college school academy institute conservatory high primary elementary "
-                         "polytechnic seminary gymnasium nursery kindergarten preschool".split())
+                         "polytechnic seminary gymnasium nursery kindergarten preschool secondary grammar infants".split())
 GROUP_HEADS = frozenset("club choir band orchestra society league circle crew collective ensemble troupe "
                         "gym guild association union".split())
 TEAM_HEADS = frozenset("team department dept unit ward division desk squad office branch".split())
@@ -110,7 +115,7 @@ _TIME_CUE = (r"(?=[^.!?]*\b(?:in|next|this|on|for|over|at|from|trip|holiday|vaca
              r"winter|spring|fall|autumn|year|honeymoon|break|soon)\b)")
 _NOW_CUE = r"(?=\s+(?:now|these\s+days|nowadays|for\s+good|permanently|full[- ]time|since|as\s+(?:a|an|of)\b)|\s*[.!,;]|\s*$)"
 
-_MOVED = (r"(?:moved|relocated|emigrated|ended\s+up|wound\s+up|settled(?:\s+down)?|made\s+the\s+move|"
+_MOVED = (r"(?:moved\s+(?:again|once\s+more|yet\s+again),?(?:\s+this\s+time)?|moved|relocated|emigrated|ended\s+up|wound\s+up|settled(?:\s+down)?|made\s+the\s+move|"
           r"moved\s+(?:house|back|out|over|up|down|home|across|abroad|permanently))")
 _HOME = r"(?:(?:a|an|the|our|my|their)\s+(?:new\s+|little\s+|first\s+)?(?:flat|apartment|house|place|condo|home|cottage|bungalow|studio)\s+(?:in|on)\s+)?"
 
@@ -133,7 +138,7 @@ FRAMES: list[tuple[str, str, str]] = [
     ("lives_in", rf"{SUBJECT}{_CHAIN}\s+(?:(?:am|are|is|been|got|get|went|came|moved)\s+)?back\s+home\s+(?:at|in|on|to)\s+{_PLACE}", "place"),
     ("lives_in", rf"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir)\s+(?:{RELATIONS})\s+(?P<subj>[{_UP}][a-zß-öø-ÿ]{{2,}})\s+(?:(?:over|up|down|out|back)\s+)?in\s+{_PLACE}(?![\w'’&\.\-])(?!\s+(?:on|at|last|this|next|yesterday|today|tonight|tomorrow)\b)", "place"),
     # origin
-    ("from", rf"{SUBJECT}{_CHAIN}\s+(?:was|were)\s+born\s+(?:and\s+(?:raised|bred)\s+)?in\s+{_PLACE}", "place"),
+    ("from", rf"{SUBJECT}{_CHAIN}\s+(?:was|were)\s+(?:born\s+(?:and\s+(?:raised|bred)\s+)?|raised\s+|brought\s+up\s+)in\s+{_PLACE}", "place"),
     ("from", rf"{SUBJECT}{_CHAIN}\s+(?:come|comes|hail|hails)\s+(?:originally\s+)?from\s+{_PLACE}", "place"),
     # a move to come: the same verbs in a mood of things to come
     ("moving_to", rf"\b(?P<subj>)(?:[Tt]he|[Oo]ur|[Mm]y)\s+(?:plan|idea|hope|goal)\s+is\s+(?:still\s+)?to\s+(?:move|relocate|emigrate)(?:\s+(?:back|over|out|abroad))?\s+to\s+{_PLACE}", "place"),
@@ -182,8 +187,8 @@ FRAMES: list[tuple[str, str, str]] = [
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:teach|teaches)\s+(?P<val>[{_UP}][a-z]+|{TAUGHT})(?![\w'’\-])", "teach_subject"),
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:quitting|quit|stopping|stopped|giving\s+up|gave\s+up|given\s+up|leaving|left|dropping|dropped)\s+(?:the\s+|my\s+)?(?P<val>[A-Za-z]+)\s+teaching\b", "teach_subject_negated"),
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?P<val>temping|interning|nannying|bartending|waitressing|tutoring|lecturing|consulting|freelancing)\b(?=\s+(?:at|for|with|now|these\s+days|full[- ]time|part[- ]time|again|still)\b|\s*[.!,;]|\s*$)", "gerund_title"),
-    ("job_title", rf"(?<![\w'’])(?P<subj>[{_UP}][\w'’\-]+(?:\s+[{_UP}][\w'’\-]+)?),\s+(?:the\s+|our\s+|my\s+|your\s+)?(?:new\s+)?(?P<val>(?:[a-z\-]+\s+){{0,2}}(?:{OCC}))(?=\s*(?:[^\w\s]|$)|\s+(?:at|for|with|from|here)\b)", "occupation"),
-    ("job_title", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:work|works|worked|working|retrained|retraining|trained|qualified|qualifying|started|start|starting|began|begin|hired|taken\s+on|signed\s+on|employed|freelance|freelancing|volunteer|volunteers|volunteering|temping|moonlighting|(?:took|got|found|landed|have|has|accepted)\s+(?:a\s+|an\s+)?(?:new\s+)?(?:job|work|role|position|post|offer)(?:\s+(?:at|with|from)\s+(?:the\s+)?{PROPER})?|(?:taken|took|taking)\s+over(?:\s+from\s+[{_UP}][\w'’\-]+)?|(?:stepped|stepping|step)\s+(?:in|up)(?:\s+for\s+[{_UP}][\w'’\-]+)?)\s+as\s+{_TITLE}", "title"),
+    ("job_title", rf"(?<![\w'’])(?P<subj>[{_UP}][\w'’\-]+(?:\s+[{_UP}][\w'’\-]+)?),\s+(?:the\s+|our\s+|my\s+|your\s+)?(?:new\s+)?(?P<val>(?:(?:[a-z\-]+|[A-Z]{{2,4}})\s+){{0,2}}(?:{OCC}))(?=\s*(?:[^\w\s]|$)|\s+(?:at|for|with|from|here)\b)", "occupation"),
+    ("job_title", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:work|works|worked|working|retrained|retraining|trained|qualified|qualifying|started|start|starting|began|begin|hired|taken\s+on|signed\s+on|employed|freelance|freelancing|volunteer|volunteers|volunteering|temping|moonlighting|(?:took|taken|got|found|landed|have|has|accepted)\s+(?:a\s+|an\s+)?(?:new\s+)?(?:job|work|role|position|post|offer)(?:\s+(?:at|with|from)\s+(?:the\s+)?{PROPER})?|(?:taken|took|taking)\s+over(?:\s+from\s+[{_UP}][\w'’\-]+)?|(?:stepped|stepping|step)\s+(?:in|up)(?:\s+for\s+[{_UP}][\w'’\-]+)?)\s+as\s+{_TITLE}", "title"),
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:work|works|worked|working)\b[^.!?]{{0,60}}?,\s+as\s+(?:a|an)\s+(?P<val>[a-z\-]+(?:\s+[a-z\-]+){{0,2}})(?![\w'’])", "title"),
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is|be)(?:\s+(?:now|still|currently|officially))*\s+(?:the|their|our|its|your)\s+(?:new\s+|only\s+|acting\s+|interim\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){{0,2}})(?![\w'’])(?!\s+(?:of|for|to|in|on|who|that)\b)", "title"),
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:been|was|were|got|get|gets|getting)\s+(?:made|appointed|named|elected|promoted\s+to)\s+(?:the\s+|a\s+|an\s+|their\s+|our\s+)?(?:new\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){{0,3}})", "title"),
@@ -229,7 +234,7 @@ FRAMES: list[tuple[str, str, str]] = [
     ("uses:{what}", rf"{SUBJECT}{_CHAIN}\s+(?:moved|migrated|switched|ported|shifted|put)\s+(?:the|our|my|everything|it|us|all)\b(?:\s+[\w\-]+){{0,3}}?\s+(?:over\s+)?(?:to|onto)\s+(?P<val>{TOOL})", "tool"),
     ("age", rf"\b(?P<subj>[Mm]y|[Hh]er|[Hh]is)\s+(?P<val>\d{{2,3}})(?:st|nd|rd|th)\s+birthday\b(?=[^.!?]*\b(?:today|tomorrow|on|this|next|is|was|party|celebrat))", "number"),
     # an age to come
-    ("age", rf"{SUBJECT}{_CHAIN}\s+(?:will\s+be|(?:am|is)\s+going\s+to\s+be)\s+(?P<val>\d{{1,3}})(?=\s+(?:in|on|next|this|years?|soon)\b|\s*[.!,;]|\s*$)", "number"),
+    ("age", rf"{SUBJECT}{_CHAIN}\s+(?:will\s+be|(?:am|is)\s+going\s+to\s+be)\s+(?P<val>\d{{1,3}}|{_NUMW})(?=\s+(?:in|on|next|this|years?|soon)\b|\s*[.!,;]|\s*$)", "number"),
     ("plan:trip", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)\s+(?:flying|heading|going|travelling|traveling|driving|sailing|off|taking\s+(?:the\s+kids|the\s+family|the\s+children|my\s+\w+|our\s+\w+|him|her|them|everyone))\s+(?:(?:out|over|off|back|down|up|away)\s+)?to\s+{_PLACE}{_TIME_CUE}", "place"),
     ("plan:trip", rf"{SUBJECT}\s+(?:am|are)\s+(?:(?:now|still|really)\s+)?thinking\s+(?:of\s+|about\s+)?(?P<val>{PROPER})(?![\w'’&\.\-])(?=\s*[.!,;]|\s+(?:for|in|this|next|over|around)\b)", "place"),
     ("plan:trip", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)\s+(?:spending|having)\s+(?:Christmas|Easter|New\s+Year|Hanukkah|Eid|Diwali|the\s+(?:holidays|summer|winter|weekend|break)|(?:a|two|three|four|our|my|half)\s+\w+(?:\s+\w+)?)\s+in\s+{_PLACE}", "place"),
@@ -271,11 +276,11 @@ FRAMES: list[tuple[str, str, str]] = [
     # a race entered or trained for: "signed up for the Harbour half marathon"
     ("plan:race", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:signed\s+up\s+(?:for|to)|entered|enter|entering|registered\s+for|training\s+for|run|running|do|doing|race|racing|ride|riding|swim|swimming)\s+(?:the|a|an|my|our)\s+(?P<val>(?:[{_UP}][\w'’\-]*\s+)*(?:\d+\s?[Kk]|half[- ]marathon|marathon|half|triathlon|ultra|ultramarathon|sportive|fun\s+run|relay|Ironman|[{_UP}][\w'’\-]*\s+(?:race|run|ride|swim|challenge)))\b", "race"),
     # activities played or done as a habit: "I've been playing five-a-side", "I do pottery"
-    ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:play|plays|playing|do|does|doing)\s+(?:a\s+(?:bit|lot)\s+of\s+|some\s+|regular\s+)?(?P<val>{ACTIVITIES}|{HOBBY_NOUNS})\b(?!\s+(?:team|club|with|for|match|game|tomorrow|tonight|today|later|this|next|on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b)", "common"),
+    ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:play|plays|playing|do|does|doing)\s+(?:a\s+(?:bit|lot)\s+of\s+|some\s+|regular\s+)?(?P<val>{ACTIVITIES}|{HOBBY_NOUNS})\b(?!\s+(?:team|club|with|match|game|tomorrow|tonight|today|later|this|next|on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b)(?!\s+for\s+(?!(?:a|an|\d+|two|three|four|five|six|ten|years|months|weeks|ages|decades|a\s+while|the\s+(?:last|past))\b))", "common"),
     # hobbies taken up or given up, by name
     ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:took\s+up|taken\s+up|take\s+up|taking\s+up|picked\s+up|started|begun|began|got\s+into|getting\s+into|learning|learnt|learned|(?:am|are|is)\s+(?:doing|learning))\s+(?:some\s+)?(?P<val>{HOBBY_NOUNS}|{ACTIVITIES})\b", "common"),
     ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:quit|gave\s+up|given\s+up|stopped|dropped)\s+(?P<val>{HOBBY_NOUNS})\b", "hobby_negated"),
-    ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:(?:started|begun|began|taken\s+up|took\s+up|picked\s+up)\s+(?:learning|studying)|(?:am|are|is)\s+learning)\s+(?P<val>[{_UP}][a-z]+(?![\w'’])|{HOBBY_NOUNS}|{ACTIVITIES})\b", "common"),
+    ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:(?:started|begun|began|taken\s+up|took\s+up|picked\s+up)\s+(?:learning|studying)|(?:am|are|is)\s+learning)\s+(?:(?:to\s+play\s+)?the\s+)?(?P<val>[{_UP}][a-z]+(?![\w'’])|{HOBBY_NOUNS}|{ACTIVITIES})\b", "common"),
 ]
 
 

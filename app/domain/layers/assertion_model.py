@@ -10,7 +10,7 @@ from datetime import date, datetime
 from app.domain.layers.assertion_rules import MULTI_VALUED_PREFIXES
 from app.domain.layers.text import norm_name
 
-LAYER_VERSION = "assertions/6"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
+LAYER_VERSION = "assertions/7"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
 # 3: dated claims (valid_from), questions are not claims, pronouns across turns, value keys of one name's
 #    short and long forms, more change forms (leaving, moving plans, hobbies and clubs given up, switches)
 # 4: elided answers and yes-answers, "here"/"there", "they", "we" of a couple or an organisation, subjects
@@ -21,6 +21,10 @@ LAYER_VERSION = "assertions/6"  # 2: moves, teams, tools, plans and cancellation
 # 6: lexicons per attribute compiled into clause frames (assertion_lexicon: subject, auxiliaries, negation, the
 #    mood of things to come; a value's head noun picks its attribute), services held with a provider, swaps
 #    ("dropped A for B") and switches of the one tool kind held, fuller names for "she", pets of others
+# 7: grammar read through (assertion_grammar: appositions, "'s" as has/is, "a firm called X", favourites said
+#    first or as answers, the clause's subject for "a dog called X"), more kin and role nouns and "our <relation>",
+#    verb families (assertion_forms: a place at a school, going to study, tools swapped, starting in any mood,
+#    departments, likings denied, family visits, divorce/wedding), a claim named and ended in one sentence is ended
 
 
 @dataclass(frozen=True)

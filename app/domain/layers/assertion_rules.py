@@ -12,13 +12,22 @@ from app.domain.layers.text import NUMBER_WORDS
 MULTI_VALUED_PREFIXES = ("pet_name:", "has_pet", "member_of", "hobby")
 
 RELATION_NOUNS = (
+    # compounds before their heads ("sister-in-law" before "sister"), then kin, partners and the people around one
+    "mother-in-law|father-in-law|sister-in-law|brother-in-law|son-in-law|daughter-in-law|in-laws|half-sister|"
+    "half-brother|stepsister|stepbrother|stepmum|stepmom|stepdad|stepson|stepdaughter|granddaughter|grandson|"
+    "grandkids|grandchildren|grandchild|godson|goddaughter|godmother|godfather|ex-wife|ex-husband|ex-girlfriend|"
+    "ex-boyfriend|ex-partner|ex|flatmate|housemate|colleague|co-worker|coworker|manager|landlord|landlady|"
+    "teammate|classmate|bestie|hubby|twin|eldest|youngest|oldest|toddler|little\\s+one|boy|girl|"
     "wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|mom|mum|mother|dad|father|sister|brother|son|"
     "daughter|kids|children|friend|best friend|boss|roommate|grandma|grandpa|grandmother|grandfather|"
     "aunt|uncle|cousin|niece|nephew|parents|family|neighbor|neighbour|mam|mammy|mummy|mommy|daddy|papa"
 )
 DOG_BREEDS = ("labrador|retriever|beagle|poodle|spaniel|terrier|collie|greyhound|whippet|dachshund|pug|husky|corgi|"
-              "bulldog|sheepdog|rottweiler|doberman|chihuahua|schnauzer|lurcher|staffie|mutt|dalmatian|pointer|setter")
-CAT_BREEDS = "tabby|siamese|persian|ragdoll|maine coon|bengal|sphynx|moggy"
+              "bulldog|sheepdog|rottweiler|doberman|chihuahua|schnauzer|lurcher|staffie|mutt|dalmatian|pointer|setter|"
+              "cockapoo|cavapoo|labradoodle|goldendoodle|cavachon|jack russell|shih tzu|westie|bichon|maltese|"
+              "pomeranian|alsatian|german shepherd|sausage dog|springer|cocker|staffy|border collie|vizsla|weimaraner|"
+              "samoyed|akita|shiba|basset|bloodhound|mastiff|great dane|newfoundland|saluki")
+CAT_BREEDS = "tabby|siamese|persian|ragdoll|maine coon|bengal|sphynx|moggy|british shorthair|burmese|birman|tortoiseshell"
 PETS = ("dog|cat|puppy|kitten|pup|horse|rabbit|bunny|hamster|parrot|bird|fish|turtle|snake|guinea pig|pony|lizard|ferret|"
         f"{DOG_BREEDS}|{CAT_BREEDS}")
 OCCUPATIONS = frozenset(
@@ -53,7 +62,7 @@ ACTIVITIES = (
     "water polo|polo|triathlon|kayaking|canoeing|sailing|archery|karting|padel|gaming|esports|e-sports|debate|quiz|trivia|"
     "drama|robotics|cheerleading"
 )
-_SUBJ = rf"(?P<subj>\bI\b|\b[Ww]e\b|\b[Yy]ou\b(?!\s+know\b)|\b[Yy]our\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[Mm]y\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[{_UP}][a-zß-öø-ÿ]{{2,}}'s\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[Hh](?:is|er)\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[{_UP}][a-zß-öø-ÿ]{{2,}}(?:\s+[{_UP}][a-zß-öø-ÿ]{{2,}})?\b|\b[Hh]e\b|\b[Ss]he\b|\b[Tt]hey\b)"
+_SUBJ = rf"(?P<subj>\bI\b|\b[Ww]e\b|\b[Yy]ou\b(?!\s+know\b)|\b[Yy]our\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b(?:[Mm]y|[Oo]ur)\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})s?\b|\b[{_UP}][a-zß-öø-ÿ]{{2,}}'s\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[Hh](?:is|er)\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[{_UP}][a-zß-öø-ÿ]{{2,}}(?:\s+[{_UP}][a-zß-öø-ÿ]{{2,}})?\b|\b[Hh]e\b|\b[Ss]he\b|\b[Tt]hey\b)"
 _ADV = (r"(?:\s+(?:have|has|had)(?=\s+(?:\w+\s+)?(?:\w+ed|got|gotten|been|become|left|quit|begun|taken)\b))?"
         r"(?:\s+(?:now|currently|still|just|recently|finally|actually|officially|also))*")
 
@@ -76,7 +85,7 @@ _rule("from", rf"{_SUBJ}\s+grew up in\s+(?P<val>{_PROPER})")
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|'m|are|'re|is|'s)\s+working|(?:have|'ve|has)\s+been\s+working)\s+(?:at|for)\s+(?P<val>{_PROPER})")
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:got|landed|accepted|started|took|began)\s+(?:a\s+|an\s+|my\s+|her\s+|his\s+|the\s+)?(?:new\s+)?(?:job|position|role|internship|gig)\s+(?:at|with)\s+(?P<val>{_PROPER})")
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|'m|are|'re|is|'s)\s+working)\s+at\s+(?:a|an|the)\s+(?P<val>[a-z]+(?:\s+[a-z]+)?)", "common")
-_rule("works_at", rf"{_SUBJ}\s+(?:quit|left|lost)\s+(?:my|her|his|the)\s+job\s+(?:at|with)\s+(?P<val>{_PROPER})", "negated")
+_rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:quit|left|lost)\s+(?:my|her|his|the)\s+job\s+(?:at|with)\s+(?P<val>{_PROPER})", "negated")
 _rule("works_at", rf"{_SUBJ}\s+(?:no longer|(?:do not|don't|does not|doesn't))\s+work\s+(?:at|for)\s+(?P<val>{_PROPER})", "negated")
 _rule("job_title", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|'m|are|'re|is|'s)\s+working)\b[^.!?]{{0,40}}?\s+as\s+(?:a|an|the|our|their)\s+(?:(?:only|sole|lead|main|new|senior|junior|head)\s+)?(?P<val>[A-Za-z]+(?:\s+[A-Za-z]+){{0,2}})", "occupation")
 _rule("job_title", rf"{_SUBJ}{_ADV}\s+(?:got|landed|accepted|started|took|began)\s+(?:a\s+|an\s+|my\s+)?(?:new\s+)?(?:job|position|role|career)\s+as\s+(?:a|an)\s+(?P<val>[A-Za-z]+(?:\s+[A-Za-z]+){{0,2}})", "occupation")
@@ -91,7 +100,7 @@ _rule("school", rf"{_SUBJ}{_ADV}\s+(?:go|goes|(?:am|'m|is|'s)\s+going|(?:am|'m|i
 # family, age, relationships, pets, names
 _rule("children_count", rf"{_SUBJ}\s+(?:have|has|'ve got|have got|has got)\s+(?P<val>{_NUMW})\s+(?:kids|children|sons|daughters|boys|girls|little ones)\b", "number", re.I)
 _rule("age", rf"{_SUBJ}{_ADV}\s+(?:am|'m|is|'s|just turned|turned|will turn|'ll turn)\s+(?:also\s+|now\s+|already\s+)?(?P<val>\d{{1,3}}|{_NUMW})(?:\s+years?\s+old|\s+y/?o|\s+this year|\s+today)\b", "number")
-_rule("age", rf"{_SUBJ}\s+(?:just\s+)?turned\s+(?P<val>\d{{1,3}}|{_NUMW})\b(?!\s+(?:of|to|around|down|up|out|into|off|over|away|back)\b)", "number")
+_rule("age", rf"{_SUBJ}{_ADV}\s+(?:just\s+)?turned\s+(?P<val>\d{{1,3}}|{_NUMW})\b(?!\s+(?:of|to|around|down|up|out|into|off|over|away|back)\b)", "number")
 _rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:am|'m|are|'re|is|'s)\s+(?:(?:now|still|happily|officially|finally|also)\s+)*(?:a\s+)?(?P<val>single|married|engaged|divorced|widowed|separated|in a relationship)\b", "status")
 _rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:got|are getting|'re getting|am getting|'m getting|is getting)\s+(?P<val>married|engaged|divorced)\b", "status")
 _rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:broke up|split up|separated|(?:am|are|is)\s+no\s+longer\s+together|(?:am|are|is)\s+not\s+together\s+any\s?more)\b(?P<val>)", "breakup")
@@ -101,12 +110,13 @@ _rule("pet_name:{pet}", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:(?:new|little|sweet|res
 _rule("pet_name:{pet}", rf"\b(?P<subj>I|[Ww]e)\s+(?:have|got|adopted|rescued)\s+(?:a|an)\s+(?:(?:new|little|rescue|rescued|young|baby)\s+)*(?P<pet>{PETS})\s+(?:named|called)\s+(?P<val>[A-Z][a-z]+)")
 _rule("pet_name:{pet}", rf"\b(?P<subj>[Aa]n?|[Oo]ur|[Mm]y)\s+(?:(?:new|little|sweet|rescue|rescued|old|young|baby)\s+)?(?P<pet>{PETS})\s+(?:named|called)\s+(?P<val>[A-Z][a-z]+)")
 _rule("member_of", rf"{_SUBJ}{_ADV}\s+(?:joined|became a member of|signed up for)\s+(?:a|an|the|my|our)\s+(?P<val>(?:[\w'\-]+\s+){{0,3}}?(?:group|club|team|church|band|choir|league|community|society|gym|class|organization|organisation|association|platform|network|crew|circle|program|programme))\b", "common")
-_rule("hobby", rf"{_SUBJ}{_ADV}\s+(?:started|began|begun|took up|taken up|picked up)\s+(?:(?:playing|learning|practicing|practising|doing|taking)\s+(?:the\s+)?(?P<val>[a-z]+(?:\s+[a-z]+){{0,2}})|(?P<val2>(?:{ACTIVITIES})\b|[a-z]{{3,}}ing\b(?<!\bworking)(?<!\busing)(?<!\blearning)(?<!\bdoing)(?<!\btrying)(?<!\bgetting)(?<!\bgoing)(?<!\bmaking)(?<!\btaking)(?<!\bthinking)(?<!\bplanning)(?<!\blooking)(?<!\bfeeling)(?!\s+(?:to|into|at|on|for|with|a|an|the|my|our|about|out|up|forward)\b)))", "common")
+_rule("hobby", rf"{_SUBJ}{_ADV}\s+(?:started|began|begun|took up|taken up|picked up)\s+(?:(?:playing|learning|practicing|practising|doing|taking)\s+(?:the\s+)?(?P<val>[a-z]+(?:\s+[a-z]+){{0,2}})|(?P<val2>(?:{ACTIVITIES})\b|[a-z]{{3,}}ing\b(?<!\bworking)(?<!\busing)(?<!\blearning)(?<!\bdoing)(?<!\btrying)(?<!\bgetting)(?<!\bgoing)(?<!\bmaking)(?<!\btaking)(?<!\bthinking)(?<!\bplanning)(?<!\blooking)(?<!\bfeeling)(?!\s+(?:to|into|at|on|for|with|a|an|the|my|our|about|out|up|forward|school|college|uni|university|course|degree|shifts?|job|work)\b)))", "common")
 _rule("relationship_status", r"\b(?P<subj>[Mm]y)\s+(?P<val>husband|wife|girlfriend|boyfriend|fianc[ée]e?|partner|gf|bf|hubby)\b(?!\s+(?:in\s+crime|at\s+work)\b)", "implied_status")
 _rule("has_pet", rf"\b(?P<subj>I|[Ww]e){_ADV}\s+(?:have|got|adopted|rescued)\s+(?:a|an|two|three)\s+(?:(?:new|little|rescue|rescued|young|baby)\s+)*(?P<val>{PETS})s?\b", "common")
 _rule("name", r"\b(?P<subj>[Mm]y)\s+name\s+is\s+(?P<val>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)")
 _rule("favourite:{what}", rf"\b(?P<subj>[Mm]y)\s+(?:all-time\s+|absolute\s+|personal\s+)?favou?rite\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|was|has to be|would be|has always been)\s+(?P<val>{_NP})", "phrase")
-_rule("opinion:{val}", rf"\b(?P<subj>I)\s+(?:really\s+|absolutely\s+|just\s+|truly\s+)?(?P<verb>love|like|enjoy|adore|prefer|hate|dislike|cannot stand|do not like|no longer like|do not enjoy|am (?:a )?(?:big |huge )?fan of|am (?:really )?into|am passionate about)\s+(?P<val>{_NP})", "opinion")
+_rule("opinion:{val}", rf"\b(?P<subj>I)\s+(?:really\s+|absolutely\s+|just\s+|truly\s+)?(?P<verb>love|like|enjoy|adore|prefer|hate|dislike|cannot stand|do not like|no longer like|do not enjoy|am (?:a )?(?:big |huge )?fan of|am (?:really )?into|am passionate about)\s+(?!(?:your|our|the\s+sound|the\s+look|the\s+idea|the\s+thought|the\s+way|the\s+fact|"
+      rf"to\s+(?:think|say|believe|know|imagine|hope|see|hear))\b)(?P<val>{_NP})", "opinion")
 
 # ---- changes: moves, jobs, teams, relationships, preferences, tools, plans and their cancellation
 _BE = r"(?:am|are|is|was|were)"
@@ -156,15 +166,16 @@ _rule("uses:{what}", rf"{_SUBJ}{_ADV}(?:(?:\s+would|'d)\s+like\s+to|\s+want\s+to
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}(?:(?:\s+would|'d)\s+like\s+to|\s+want\s+to|\s+(?:am|are|is)\s+going\s+to|\s+will|\s+just)?\s+(?:switch|move|change)d?\s+from\s+(?:the|my|our|your)\s+{_PROPER}\s+(?:plan|tier|subscription|package)\s+to\s+(?:the\s+)?(?P<val>{_PROPER})", "plan_tier")
 _rule("uses:{what}", rf"{_SUBJ}\s+(?:am|are|is)\s+[^.!?]{{0,40}}?\band\s+(?:moving|switching|migrating)\s+(?:over\s+|back\s+)?to\s+(?P<val>{_PROPER})", "tool")
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:building|writing|making|developing)\s+(?:a|an|the|our|my)\s+[^.!?]{{0,40}}?\b(?:in|with|on)\s+(?P<val>{_PROPER})", "tool")
-_PLAN_KINDS = (r"dinner party|garden party|house party|leaving party|engagement party|housewarming party|housewarming|trip|vacation|holiday|party|wedding|dinner|move|visit|launch|release|meeting|concert|reunion|barbecue|bbq|getaway|cruise|camping trip|road trip|honeymoon|surprise party|birthday party|"
+_PLAN_KINDS = (r"leaving do|hen do|stag do|hen party|stag party|retirement party|anniversary party|baby shower|leaving drinks|"
+               r"christening|naming ceremony|dinner party|garden party|house party|leaving party|engagement party|housewarming party|housewarming|trip|vacation|holiday|party|wedding|dinner|move|visit|launch|release|meeting|concert|reunion|barbecue|bbq|getaway|cruise|camping trip|road trip|honeymoon|surprise party|birthday party|"
                r"internship|placement|gig|show|exhibition|festival|retreat|workshop|conference|residency|tour|recital|fundraiser|party|date")
 PLAN_KINDS = _PLAN_KINDS
 _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:planning|taking|going\s+on|booking)|(?:have|has)\s+(?:planned|booked)|planned|booked|plan)\s+(?:a|an|our|my|the)\s+(?:\w+\s+)?(?:trip|vacation|holiday|getaway|visit|road trip)\s+to\s+(?P<val>{_PROPER})")
 _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:going|heading|flying|travelling|traveling|off)|will\s+(?:go|fly|travel|be\s+going)|(?:plan|plans|want|hope)\s+to\s+(?:go|fly|travel)|(?:am|are|is)\s+planning\s+to\s+(?:go|fly|travel))\s+to\s+(?P<val>{_PROPER})(?=[^.!?]*\b(?:in|next|this|on|for|over|at|from|trip|vacation|holiday|week|month|summer|winter|spring|fall|autumn)\b)", "place")
 _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:will\s+(?:be\s+)?visit(?:ing)?|(?:am|are|is)\s+visiting|(?:plan|plans|want|hope)\s+to\s+visit|(?:am|are|is)\s+planning\s+to\s+visit)\s+(?P<val>{_PROPER})", "place")
 _rule("plan:trip", rf"{_SUBJ}\s+(?:am|are|is)\s+(?:not|no longer)\s+(?:(?:going|flying|travelling|traveling)\s+to|doing|visiting)\s+(?P<val>{_PROPER})", "place_negated")
-_rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:will\s+|(?:have|has)\s+to\s+|(?:have|has)\s+)?(?:cancel|cancelled|canceled|called\s+off|call\s+off|scrapped|scrap|shelved|shelve|ditched|ditch)\s+(?:the\s+|our\s+|my\s+)?(?P<val>{_PROPER})(?:\s+(?:trip|vacation|holiday|visit))?\b", "place_negated")
-_rule("plan:{pkind}", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:planning|throwing|hosting|organi[sz]ing|having)|(?:have|has)\s+planned|planned|will\s+(?:throw|host|have))\s+(?:a|an|our|my|the|his|her)\s+(?:\w+\s+){{0,2}}?(?P<pkind>{_PLAN_KINDS})\b(?P<val>)", "plan")
+_rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:will\s+|(?:have|has)\s+to\s+|(?:have|has)\s+)?(?:cancel|cancelled|canceled|called\s+off|call\s+off|scrapped|scrap|shelved|shelve|ditched|ditch)\s+(?:the\s+|our\s+|my\s+)?(?P<val>{_PROPER})(?:\s+(?:trip|vacation|holiday|visit|getaway|break)\b|(?=[^.!?]{{0,40}}\b(?:trip|vacation|holiday|visit|flights?|hotel|getaway|break)\b))", "place_negated")
+_rule("plan:{pkind}", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:planning|throwing|hosting|organi[sz]ing|having)|(?:have|has)\s+planned|planned|will\s+(?:throw|host|have))\s+(?:(?:[A-Z][a-z]+|him|her|them|us|me)\s+)?(?:a|an|our|my|the|his|her)\s+(?:\w+\s+){{0,2}}?(?P<pkind>{_PLAN_KINDS})\b(?P<val>)", "plan")
 _rule("plan:{pkind}", rf"{_SUBJ}{_ADV}\s+(?:(?:have|has)\s+)?(?:cancell?ed|called\s+off|scrapped|(?:had|have|has)\s+to\s+cancel|(?:am|are|is)\s+cancell?ing|(?:decided|had)\s+to\s+(?:cancel|call\s+off|skip))\s+(?:the|our|my|his|her|this|that)\s+(?:\w+\s+){{0,2}}?(?P<pkind>{_PLAN_KINDS})\b(?P<val>)", "plan_cancel")
 _rule("plan:{pkind}", rf"\b(?P<subj>[Tt]he|[Oo]ur|[Mm]y)\s+(?:\w+\s+){{0,2}}?(?P<pkind>{_PLAN_KINDS})\s+(?:is|was|has been|got)\s+(?:off\b(?!\s+(?:to|on|at|the|work|early|late)\b)|cancell?ed\b|called off\b)(?P<val>)", "plan_cancel")
 
@@ -182,7 +193,7 @@ _rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:now\s+)?based\s+out\s+of
 _rule("lives_in", rf"{_SUBJ}\s+(?:am|are|is)\s+(?:visiting|over|down|up)\s+from\s+(?P<val>{_PROPER})")
 _rule("from", rf"{_SUBJ}{_ADV}\s+(?:moved|came|emigrated|immigrated|relocated)\s+(?:here\s+|over\s+|to\s+{_PROPER}\s+)?from\s+(?P<val>{_PROPER})(?![\w'’&\.\-])(?!\s+to\b)")
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+no\s+longer\s+(?:at|with|working\s+(?:at|for|with))|(?:have\s+|has\s+)?stopped\s+(?:working|doing\s+(?:any\s+)?work)\s+(?:at|for|with))\s+(?:the\s+)?(?P<val>{_PROPER})", "negated")
-_rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:was|were|got)\s+(?:made\s+redundant|laid\s+off|let\s+go)\s+(?:from|at|by)\s+(?:the\s+)?(?P<val>{_PROPER})", "negated")
+_rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:was|were|got|(?:have|has)\s+been)\s+(?:made\s+redundant|laid\s+off|let\s+go|fired|sacked|dismissed)\s+(?:from|at|by)\s+(?:the\s+)?(?P<val>{_PROPER})", "negated")
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:start|starts|started|(?:am|is|are)\s+starting|will\s+start)\s+(?:work\s+|working\s+)?at\s+the\s+(?P<val>{_PROPER})(?![\w'’&\.\-])(?!\s+(?:course|class|tutorial|program|programme|app|website|site|book|module)\b)")
 _rule("job_title", rf"(?<![\w'’])(?P<subj>)(?P<org>{_PROPER})\s+(?:has\s+|have\s+)?(?:just\s+|finally\s+)?promoted\s+me\s+to\s+(?:a\s+|an\s+)?(?P<val>[A-Za-z\-]+(?:\s+[A-Za-z]+){{0,2}})", "occupation")
 _rule("works_at", rf"{_SUBJ}(?:\s+(?:am|is|was)|\s+(?:have|has)\s+been){_ADV}\s+(?:a|an|the|their|our)\s+(?:[\w\-]+\s+){{0,2}}?(?:{_OCC})\s+(?:on|in)\s+the\s+[\w\- ]{{1,30}}?\s+(?:at|for|with)\s+(?P<val>{_PROPER})")
@@ -213,7 +224,7 @@ _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:retired|(?:am|are|is)\s+(?:now\s+|finall
 _rule("works_at", rf"{_SUBJ}\s+(?:am|are|is)\s+not\s+(?:at|with|working\s+(?:at|for))\s+(?P<val>{_PROPER})(?=[^.!?]*\bany\s?more\b)", "negated")
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:no\s+longer\s+(?:use|uses|using)|(?:am|are|is)\s+(?:no\s+longer|not)\s+using|(?:do|does)\s+not\s+use)\s+(?P<val>{_PROPER})(?:(?=[^.!?]*\bany\s?more\b)|(?<=\S)(?=\s*[,.!?;]|\s+(?:now|these\s+days)\b))", "tool_negated")
 # a job lost or left without naming it ends whatever job stands: "I quit my job", "I got laid off"
-_rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:(?:quit|left|lost)\s+(?:my|her|his|their|our)\s+job|(?:was|were|got|have\s+been|has\s+been)\s+(?:made\s+redundant|laid\s+off|let\s+go|fired|sacked))(?!\s+(?:from|at|by|as)\b)(?P<val>)", "job_ended")
+_rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:(?:quit|left|lost)\s+(?:my|her|his|their|our)\s+job|resigned(?=\s*[.!,;]|\s*$|\s+(?:today|yesterday|last|this|on|in|after|from\s+(?:my|the)\s+job))|handed\s+in\s+(?:my|her|his|their|our)\s+resignation|(?:was|were|got|have\s+been|has\s+been)\s+(?:made\s+redundant|laid\s+off|let\s+go|fired|sacked))(?!\s+(?:from|at|by|as)\b)(?P<val>)", "job_ended")
 
 # ---- forms of stop 23: a title given with the employer ("joined Stripe as a data engineer"), a job
 # started at a place named in lower case ("a new job at the bakery"), staying after all, a relative's
@@ -271,7 +282,7 @@ _rule("lives_in", rf"\b(?P<subj>[Yy]our|[Tt]he)\s+new\s+(?:place|flat|apartment|
 # team"), a numbered address moved to, part-time work, a school named with the subject, a hire.
 _WORK_TIME = r"(?:part[- ]time|full[- ]time|shifts|nights|weekends|evenings|days|remotely|freelance|(?:two|three|four)\s+days\s+a\s+week)"
 _OCC_FRAMED = r"[a-z]+(?:er|or|ist|ian|ant|eer|man|woman|ess|ive|ent)"  # a title's shape, in a work frame only
-_rule("age", rf"{_SUBJ}{_ADV}\s+(?:am|is)\s+(?P<val>\d{{1,3}})(?=\s*[,;.!]|\s+(?:and|but|now|so|this|next)\b)", "number")
+_rule("age", rf"{_SUBJ}{_ADV}\s+(?:am|is)\s+(?:(?:now|only|just|nearly|almost)\s+)?(?P<val>\d{{1,3}}|{_NUMW})(?=\s*[,;.!]|\s*$|\s+(?:and|but|now|so|this|next|today)\b)", "number")
 _rule("age", rf"{_SUBJ}{_ADV}\s+(?:am|is|are|will\s+be)\s+turning\s+(?P<val>\d{{1,3}}|{_NUMW})\b(?!\s+(?:of|to|around|down|up|out|into|off|over|away|back|left|right)\b)", "number")
 _rule("member_of", rf"{_SUBJ}{_ADV}\s+(?:am|are|is|have\s+been|has\s+been)\s+(?:still\s+|now\s+|also\s+)?(?:a\s+)?members?\s+(?:of|at)\s+(?:the\s+)?(?P<val>[{_UP}][\w'’&\.\-]*(?:\s+(?:of\s+|&\s+)?[{_UP}][\w'’&\.\-]*){{0,4}})")
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:retired|(?:have|has)\s+(?:just\s+)?retired)\s+(?:early\s+)?from\s+(?:the\s+)?(?P<val>{_PROPER})", "negated")
@@ -298,7 +309,8 @@ _rule("hobby", rf"\b(?P<subj>I|[Ww]e)\s+(?:(?:also|still|usually|often|sometimes
 # a tool one builds or trains with: "we train the model with PyTorch", "I wrote the API in Go" (the kind from
 # the tool's name or the nouns around it: assertion_derived.kind_near)
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:train|trains|trained|(?:am|are|is)\s+training|build|builds|built|(?:am|are|is)\s+building|"
-      rf"wrote|write|(?:am|are|is)\s+writing|deploy|deployed|host|hosted|ship|shipped)\s+(?:(?:the|our|my|a|an|it|everything)\b(?:\s+[\w\-]+){{0,3}}?\s+)?"
+      rf"wrote|write|(?:am|are|is)\s+writing|rewrote|rewritten|rewrite|(?:am|are|is)\s+rewriting|rebuilt|rebuild|(?:am|are|is)\s+rebuilding|"
+      rf"ported|port|(?:am|are|is)\s+porting|deploy|deployed|host|hosted|ship|shipped)\s+(?:(?:the|our|my|a|an|it|everything)\b(?:\s+[\w\-]+){{0,3}}?\s+)?"
       rf"(?:with|in|using|on)\s+(?P<val>{_TOOL})", "tool")
 # a home bought or rented is where one lives; teaching started; a "head of X" title with its employer
 _rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:bought|buy|rented|rent|(?:am|are|is)\s+renting|(?:have|has)\s+bought)\s+(?:a|an|our|the|my|their)\s+(?:new\s+|first\s+|little\s+)?(?:house|flat|home|apartment|place|condo|cottage|bungalow)\s+(?:in|on)\s+(?P<val>{_PROPER})")

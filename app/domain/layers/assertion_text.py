@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from app.domain.layers.assertion_grammar import normalise
 from app.domain.layers.assertion_rules import RELATION_NOUNS
 from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, STOPWORDS
 
@@ -13,17 +14,17 @@ _UP = "A-ZÀ-ÖØ-Þ"  # capitals, Latin-1 included
 
 # what kind of thing a tool or product is (uses:<kind>)
 TOOL_KINDS = {
-    "database": "postgres postgresql mysql mariadb sqlite mongodb mongo redis cassandra dynamodb oracle sql server "
+    "database": "postgres postgresql mysql mariadb sqlite mongodb mongo redis cassandra dynamodb oracle "
                 "supabase firebase elasticsearch clickhouse snowflake bigquery cockroachdb",
     "phone": "iphone android pixel galaxy samsung oneplus nokia motorola xiaomi",
-    "editor": "vim neovim emacs vs code vscode intellij pycharm sublime atom cursor zed",
+    "editor": "vim neovim emacs vscode intellij pycharm sublime atom cursor zed",
     "language": "rust golang java kotlin swift typescript javascript ruby php elixir scala haskell",
     "framework": "django flask fastapi rails react vue angular svelte next.js spring laravel express pytorch "
                  "tensorflow jax keras scikit-learn",
     "os": "linux ubuntu debian fedora windows macos arch",
     "hosting": "aws azure gcp heroku vercel netlify digitalocean fly.io render railway cloudflare",
     "laptop": "macbook thinkpad chromebook surface",
-    "bank": "chase monzo revolut wells fargo starling barclays hsbc santander lloyds natwest citibank n26",
+    "bank": "chase monzo revolut starling barclays hsbc santander lloyds natwest citibank n26",
     "car": "tesla prius civic corolla subaru toyota honda ford volkswagen vw volvo bmw audi mazda nissan kia "
            "hyundai jeep fiat renault peugeot skoda",
     "crm": "salesforce hubspot pipedrive zoho",
@@ -42,7 +43,9 @@ TOOL_KINDS = {
 _TOOL_OF = {w: kind for kind, ws in TOOL_KINDS.items() for w in ws.split()}
 
 
-_TOOL_PHRASES = {"github actions": "ci", "gitlab ci": "ci", "github pages": "hosting"}
+# names of more than one word, matched whole ("Wells" alone is a town, "server" and "code" are words)
+_TOOL_PHRASES = {"github actions": "ci", "gitlab ci": "ci", "github pages": "hosting", "sql server": "database",
+                 "vs code": "editor", "wells fargo": "bank"}
 
 
 def tool_kind(value: str) -> str | None:
@@ -57,6 +60,7 @@ def tool_kind(value: str) -> str | None:
     return None
 
 
+_HE_SHE = re.compile(r"\b(?:[Hh]e|[Ss]he)\b")
 _ANTECEDENT_RE = re.compile(rf"(?<![\w'’])([{_UP}][a-zß-öø-ÿ]{{2,}})\b")
 PLACE_PREP = re.compile(r"\b(?:to|in|at|from|for|of|near|on|into|via|by)\s+$", re.I)
 
@@ -64,8 +68,16 @@ PLACE_PREP = re.compile(r"\b(?:to|in|at|from|for|of|near|on|into|via|by)\s+$", r
 def antecedent(text: str, pos: int) -> str | None:
     """Whom "he"/"she" at `pos` stands for: the last capitalised name before it in the text that is
     not a common word or a calendar word and does not follow a preposition (that is a place), unless
-    it is a possessive ("at Ayo's")."""
+    it is a possessive ("at Ayo's"). A name after an earlier "he"/"she" of the same text is that one's
+    object ("He's left Lyle, he's freelancing now"): the later pronoun is the earlier one's person."""
+    here = re.match(r"\s*(he|his|him|she|her)\b", text[pos:pos + 8], re.I)
+    male = here and here.group(1).lower() in ("he", "his", "him")
+    # an earlier pronoun of the same gender (or any, when the one asked about is in another turn)
+    earlier = [p for p in _HE_SHE.finditer(text, 0, pos) if not here or (p.group(0).lower() == "he") == bool(male)]
     for m in reversed(list(_ANTECEDENT_RE.finditer(text, 0, pos))):
+        before = [p for p in earlier if p.start() < m.start()]
+        if before:  # the name follows a "he"/"she": it is that one's object, so the pronoun's person is meant
+            return antecedent(text, before[-1].start())
         w = m.group(1)
         if w.lower() in NOT_NAMES or w.lower() in CALENDAR_WORDS or w.lower() in STOPWORDS:
             continue
@@ -75,6 +87,10 @@ def antecedent(text: str, pos: int) -> str | None:
         start = run.start(1) if first else m.start()
         if re.search(r"(?i)\bthe\s+$", text[max(0, start - 4):start]) or text[max(0, start - 1):start] in ('"', "“", "'"):
             continue  # "the Tin Orchard", a title in quotes: a thing, not a person
+        if not first and re.match(r"\s*[,!]", text[m.end():m.end() + 2]) and re.search(r"(?:^|[.!?]\s*)$", text[:m.start()]):
+            continue  # "Done, I've switched", "Great!": an opening word, and a vocative is "you", not "he"/"she"
+        if first and _ORG_LAST.match(w):
+            continue  # "Lyle Capital", "Marlow Dental": an organisation, not a person
         prep = PLACE_PREP.search(text[max(0, start - 8):start])
         if prep and not text.startswith(("'s", "’s"), m.end()):
             if not (first and re.search(r"(?i)\b(?:next\s+to|beside|with|by)\s+$", text[max(0, start - 8):start])):
@@ -83,6 +99,11 @@ def antecedent(text: str, pos: int) -> str | None:
     return None
 
 
+_ORG_LAST = re.compile(r"(?:Capital|Labs?|Systems|Group|Ltd|Inc|Corp|Bank|Health|Healthcare|Studios?|Partners|Technologies|"
+                       r"Tech|Software|Media|Analytics|Consulting|Solutions|Foods|Logistics|Insurance|Agency|Holdings|"
+                       r"Industries|Motors|Airlines|Hospital|Clinic|Council|Ventures|Digital|Networks|Energy|Dental|"
+                       r"Freight|Couriers|Pharma|Bakery|Hotel|Foundation|Trust|Institute|Services|Design|University|"
+                       r"College|School|Academy|Society|Club|Street|Road|Lane|Avenue)$")
 _NAME_BEFORE = re.compile(rf"(?<![\w'’])([{_UP}][a-zß-öø-ÿ]{{2,}})\s+$")
 
 
@@ -147,7 +168,7 @@ _CONTRACTIONS = [
     (re.compile(r"\b([Ww]e|[Yy]ou|[Tt]hey)'re\b"), r"\1 are"),
     (re.compile(r"\b(I|[Ww]e|[Yy]ou|[Tt]hey)'ve\b"), r"\1 have"),
     (re.compile(r"\b(I|[Ww]e|[Yy]ou|[Tt]hey|[Ss]he|[Hh]e)'ll\b"), r"\1 will"),
-    (re.compile(r"\b([Dd]o|[Dd]oes|[Dd]id|[Ii]s|[Aa]re|[Ww]as|[Ww]ere|[Hh]ave|[Hh]as)n't\b"), r"\1 not"),
+    (re.compile(r"\b([Dd]o|[Dd]oes|[Dd]id|[Ii]s|[Aa]re|[Ww]as|[Ww]ere|[Hh]ave|[Hh]as|[Cc]ould|[Ww]ould|[Ss]hould|[Mm]ust)n't\b"), r"\1 not"),
     (re.compile(r"\b([Cc]a)n't\b"), r"\1nnot"),
     # "he's a pharmacist" / "she's been promoted": the pronoun's "'s" is "is" or "has", never a possessive
     (re.compile(r"\b([Hh]e|[Ss]he)'s(?=\s+(?:been|got|gotten|had|done|moved|left|quit|joined|started|finished)\b)"), r"\1 has"),
@@ -162,12 +183,13 @@ _CONTRACTIONS = [
 ]
 
 # a second verb of the same first-person subject: "I sold the Corolla and got a Subaru"
-_SHARED_I = re.compile(r"(\b(I|[Ww]e)\s[^.!?;]{0,60}?\s)and\s+(?:now\s+|also\s+|then\s+)?(?=(?:got|bought|moved|started|joined|switched|"
+_SHARED_I = re.compile(rf"(\b(I|[Ww]e|[Hh]e|[Ss]he|(?<![\w'’])[{_UP}][a-zß-öø-ÿ]{{2,}}(?:\s+[{_UP}][a-zß-öø-ÿ]{{2,}})?(?=\s+(?:has|have|had|just|[a-z]+ed)\b))"
+                       r"\s[^.!?;]{0,60}?\s)and\s+(?:now\s+|also\s+|then\s+)?(?=(?:got|bought|moved|started|joined|switched|"
                        r"signed|took|accepted|left|quit|adopted|rented|found|work|live|teach|study|use|became|am|are|"
                        r"play|run|have)\b)")
 # "I'm 29 and still living with my parents": the same subject's "-ing" clause after "and"
 _SHARED_ING = re.compile(r"(\b(I|[Ww]e)\s(?:(?!\b(?:he|she|they|you|it|He|She|They|You|It)\b)[^.!?;,]){0,60}?\s)and\s+((?:still|now|also|currently)\s+)?(?=(?:living|working|studying|staying|"
-                         r"teaching|training|dating|seeing)\b)")
+                         r"teaching|training|dating|seeing|leasing|buying|getting|selling|renting|adopting)\b)")
 # a place or an employer written in lower case in chat ("i moved to leeds"): the word after a strong cue,
 # in a message with no capitalised word inside a sentence, is a name
 _CUED_LOWER = re.compile(r"\b((?:moved|moving|relocated|relocating)\s+(?:back\s+)?to|(?:live|lives|living|based|settled)\s+in|"
@@ -198,6 +220,7 @@ _LOWER_I = re.compile(r"(?<![\w'])i(?=\s|'m\b|'ve\b|'ll\b|'d\b)")
 def expand(text: str) -> str:
     text = text.replace("’", "'")
     text = _LOWER_I.sub("I", text)  # chat register: "i moved", "i'm"
+    text = normalise(text)  # appositions, "'s" perfects, "a firm called X", a favourite said first
     text = _ELIDED_I.sub(lambda m: f"{m.group(1)}I {(m.group(2) or '').lower()}{m.group(3).lower()}", text)
     text = _ELIDED_BEEN.sub(lambda m: f"{m.group(1)}I have been", text)
     text = _ELIDED_ING.sub(lambda m: f"{m.group(1)}I am {m.group(2).lower()}", text)

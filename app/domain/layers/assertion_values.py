@@ -43,7 +43,8 @@ def typed_attribute(attribute: str, value: str) -> str | None:
     return attribute
 
 
-_SENIORITY = frozenset("new junior senior first only trainee acting interim deputy assistant".split())
+_SENIORITY = frozenset("new junior senior first only trainee acting interim deputy assistant full-time part-time "
+                       "freelance self-employed qualified newly-qualified locum relief agency permanent temporary".split())
 _NOT_TITLES = frozenset("""member customer user beginner partner mother father brother sister daughter other winner
     runner newcomer foreigner passenger patient resident parent client regular fan viewer reader listener follower
     supporter subscriber owner homeowner leaver visitor guest tenant neighbour neighbor believer lover prisoner
@@ -61,7 +62,10 @@ _NOT_TITLES = frozenset("""member customer user beginner partner mother father b
     teenager toddler youngster baby adult senior junior beginner hiker climber swimmer skier surfer golfer walker
     jogger skater rider remember whenever wonder consider discover deliver offer suffer prefer bother gather
     recover encounter register better bitter redundant pregnant important relevant elegant brilliant distant constant
-    different excellent confident independent urgent efficient recent decent silent aware""".split())
+    different excellent confident independent urgent efficient recent decent silent aware vegetarian vegan
+    pescatarian introvert extrovert optimist pessimist perfectionist insomniac romantic grandmother grandfather
+    godmother godfather stepmother stepfather granny grandma grandpa pensioner retiree newlywed widower starter
+    joiner recruit newbie newcomer""".split())
 _TITLE_SHAPE = re.compile(r"[a-z]+(?:er|or|ist|ian|ant|eer|ess|ive|ent|man|woman)")
 _HEAD_OF = re.compile(r"((?:deputy\s+|assistant\s+|acting\s+)?(?:head|director|chief|manager|lead|vp)\s+of\s+[a-z]+)\b")
 

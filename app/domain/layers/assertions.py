@@ -34,6 +34,8 @@ from app.domain.layers.assertion_dates import SENTENCE_END, stated_day
 from app.domain.layers.assertion_derived import (address, framed_occupation, implied_and_known, kind_near,
                                                  relation_antecedent, settle_found)
 from app.domain.layers.assertion_entities import EntityNames
+from app.domain.layers.assertion_grammar import clause_subject
+from app.domain.layers.assertion_forms import PLAN_KIND as _PLAN_KIND, FORM_RULES, favourite_answer, provider_claims
 from app.domain.layers.assertion_lexicon import LEXICON_RULES
 from app.domain.layers.assertion_values import LEXICON_KINDS, lexicon_value, title
 from app.domain.layers.assertion_text import (CO_SUBJECT, PLACE_PREP, PRONOUNS, antecedent, clean_value, expand,
@@ -45,17 +47,15 @@ from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, NUMBER_WORDS, STOP
 from app.domain.layers.assertion_model import LAYER_VERSION, Assertion  # noqa: F401  (re-exported)
 
 
-ALL_RULES = [*RULES, *LEXICON_RULES]  # the rule table's specific forms first, then the lexicon's clause frames
-_PLAN_KIND = {"vacation": "trip", "holiday": "trip", "getaway": "trip", "road trip": "trip", "camping trip": "trip",
-              "visit": "trip", "cruise": "trip", "honeymoon": "trip", "bbq": "barbecue",
-              "birthday party": "party", "surprise party": "party", "dinner party": "party", "garden party": "party",
-              "house party": "party", "leaving party": "party", "engagement party": "party", "housewarming party": "party",
-              "housewarming": "party"}
+ALL_RULES = [*RULES, *LEXICON_RULES, *FORM_RULES]  # the rule table's specific forms first, then the clause frames
 _CONDITION = re.compile(r"(?i)\b(?:if|when|whenever|unless|whether|once|in case)\s+$")
 _UNNAMED = {"plan": "planned", "works_at": "job", "moving_to": "move"}  # the value of a retraction that names nothing
 _NOUN_PHRASE = re.compile(r"(?i)(?:my|our|his|her|their)\s+[\w\- ]+")
 _IMPLIED_STATUS = {"husba": "married", "wife": "married", "fianc": "engaged"}
-_NOT_PLACES = frozenset("bed work school church class practice lunch dinner breakfast sleep town".split())
+_ORG_ROLE = re.compile(r"(?:university|uni|college|employer|company|firm|gym|choir|band|church)$")
+_TERMS = frozenset("full-time part-time freelance self-employed locum relief agency permanent temporary".split())
+_NOT_PLACES = frozenset("bed work school church class practice lunch dinner breakfast sleep town year grade form room level "
+                        "stage reception".split())
 _GONE = re.compile(r"[^.!?]{0,40}?\b(?:died|passed\s+away|was\s+put\s+(?:down|to\s+sleep)|had\s+to\s+be\s+put\s+down|is\s+gone)\b")
 _NEG_VERBS = ("hate", "dislike", "cannot stand", "do not like", "no longer like", "do not enjoy")
 def _is_speaker(name: str, speaker: str) -> bool:
@@ -102,6 +102,10 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
             subj = groups.get("subj") or groups.get("subj2") or "I"
             if kind in ("plan_cancel", "place_negated", "plan_place", "tool_noun") and subj.lower() == "the":  # "the trip is off": the speaker's plan
                 subj = "I"
+            if subj.lower() in ("a", "an"):  # "they've got a dog called Rex": whoever the clause is about
+                other = clause_subject(text, m.start())
+                subj = other if other and other.split()[0].lower() not in NOT_NAMES | CALENDAR_WORDS | STOPWORDS \
+                    or (other and other.lower() in ("he", "she", "they")) else subj
             if kind == "presupposed":  # taken for granted even when asked: "your new job at X" is the addressee's
                 subj = "you" if subj.lower() in ("your", "the") else subj
             elif in_question(text, m.start(), m.end()):
@@ -133,7 +137,7 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
             what = (groups.get("what") or "").lower()
             if kind == "breakup":
                 value: str | None = "single"
-            elif kind in ("dating", "married", "engaged"):
+            elif kind in ("dating", "married", "engaged", "divorced"):
                 value = "in a relationship" if kind == "dating" else kind
                 if (groups.get("name") or "").lower() in PRONOUNS | {"they", "we", "she", "he", "everyone", "everybody"}:
                     continue  # "they said yes" (to an offer) is no proposal
@@ -222,6 +226,7 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                 lead = re.match(r"((?:deputy\s+|assistant\s+)?(?:head|director|chief|manager|lead)\s+of\s+[a-z]+)\b", " ".join(words_))
                 while words_ and words_[-1] not in OCCUPATIONS and not lead:
                     words_.pop()
+                words_ = words_[1:] if len(words_) > 1 and words_[0] in _TERMS else words_  # "a full-time carer": a carer
                 words_ = lead.group(1).split() if lead else words_
                 value = " ".join(words_) if words_ else title(cleaned or "")  # "an emergency call handler"
                 if value and re.search(rf"(?i)\b{re.escape(value)}\s+(?:to|for)\s+(?:me|us|him|her|them|you|everyone|many)\b", text):
@@ -240,7 +245,8 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                 continue
             else:
                 value = clean_value(raw, "proper" if kind in ("stay", "employer", "invited", "presupposed") else kind)
-                if value and (attribute in ("moving_to", "lives_in") or kind == "employer") and tool_kind(value):
+                if value and ((attribute in ("moving_to", "lives_in") and (tool_kind(value) or value.lower() in _NOT_PLACES))
+                              or (kind == "employer" and tool_kind(value))):
                     continue  # "we're moving to Fly.io" is a migration (uses:hosting)
                 if value and attribute == "member_of" and re.search(r"(?i)\bteam$", value):
                     if not re.search(rf"(?i)\b(?:{ACTIVITIES})\b", value):
@@ -256,7 +262,7 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
             # (an ending and a new value in one clause are two claims: "left Fenwick to join Quarry Labs")
             if any(s <= m.start() < e and b == base and en == entity and ng == negated for s, e, b, en, ng in spans) and not (
                     attr.startswith(MULTI_VALUED_PREFIXES) and not any(f[1] == entity and f[2] == attr and norm_name(f[3]) == norm_name(value)
-                                                                       for f in found) and kind == "proper"):
+                                                                       for f in found) and kind in ("proper", "common")):
                 continue  # (a second name of a multi-valued attribute in one span is its own claim: "Salt and Pepper")
             # the same claim twice in one event ("we've been dating ... my boyfriend") is one claim
             if any(f[1] == entity and f[2] == attr and norm_name(f[3]) == norm_name(value) and f[5] == negated
@@ -279,9 +285,8 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
                 found.append((m.start(), co.group(1), attr, value, m.group(0), negated, m.end()))
             elif addressee and entity != addressee and re.search(r"(?i)\byou\s+and\s+$", text[max(0, m.start() - 9):m.start()]):
                 found.append((m.start(), addressee, attr, value, m.group(0), negated, m.end()))  # "you and Priyanka got engaged"
-    # "my daughter started at Ashgrove Primary": a child's school, not where the child works
-    found = [f for f in found if not (f[2] == "works_at" and re.search(r"\b(?:son|daughter|kids|children|child)$", f[1])
-                                      and any(g[2] == "school" and g[1] == f[1] and g[3] == f[3] for g in found))]
+    found += favourite_answer(text, context, event.speaker or "speaker", found)  # "favourite band?" - "mine's Elbow"
+    found = provider_claims(text, context, event.speaker or "speaker", found)  # "we're with Skyline Fibre" (broadband)
     if any(f[2] == "relationship_status" and f[3] == "single" for f in found):
         found = [f for f in found if not (f[2] == "relationship_status" and f[3] != "single" and f[1] == event.speaker
                                           and re.match(r"(?i)my\b", f[4]))]
@@ -339,6 +344,7 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
     partners: dict[tuple[str, str], str] = {}  # (conversation, entity key) -> whom they share a relationship with
     orgs: dict[tuple[str, str], str] = {}  # (conversation, speaker key) -> the organisation "we" stands for
     places: dict[str, str] = {}  # conversation -> the place its previous turn named last
+    focus: dict[str, str] = {}  # conversation -> the person talked about last
     speakers: dict[str, set[str]] = {}  # conversation -> its speakers' name keys
     shown: dict[str, dict[str, str]] = {}  # conversation -> speaker key -> the name as first written
     for e in events:
@@ -357,15 +363,19 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
         known = names.setdefault(e.conversation_id, EntityNames())
         known.read(e.content, e.speaker, e.recipient)
         people = speakers[e.conversation_id] | {norm_name(n) for n in known.names}
+        persons = speakers[e.conversation_id] | {norm_name(n) for f, n in known.aliases.items() if not _ORG_ROLE.search(f)}
         here = resolve_here(e.content, places.get(e.conversation_id), people)
         places[e.conversation_id] = last_place(e.content, people) or ""  # "there" reaches back one turn
-        found = extract_assertions(e if here == e.content else replace(e, content=here), context, addressee)
+        # "she" two turns on from the name: the person last talked about (the focus) stands before the turn before
+        told = f"{focus[e.conversation_id]}. {context}" if focus.get(e.conversation_id) else context
+        found = extract_assertions(e if here == e.content else replace(e, content=here), told, addressee)
         if context and asker != e.speaker and (reply := elided_reply(context, e.content)):
             for a in extract_assertions(replace(e, content=reply, recipient=None), "", None):
                 if not any(f.entity == a.entity and f.attribute == a.attribute and f.negated == a.negated
                            and (f.value_key == a.value_key or same_name(f.value_key, a.value_key)) for f in found):
                     found.append(replace(a, id=f"{e.id}#{len(found)}", surface=e.content[:60]))
-        found = [a if (n := known.canonical(a.entity)) == a.entity else replace(a, entity=n) for a in found]
+        found = [a if (n := known.canonical(a.entity)) == a.entity else replace(a, entity=n) for a in found
+                 if not (a.attribute == "works_at" and norm_name(a.value) in persons)]  # "been with Amira": a person
         found += with_partner(found, partners, e.conversation_id, len(found))
         found = as_organisation(found, orgs, said, e.conversation_id, e.speaker, speakers[e.conversation_id])
         if context and asker != e.speaker and negative_answer(context, e.content):
@@ -373,6 +383,9 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
         # a change or an ending of what the speaker said before ("from chemistry to physics", "I cancelled X")
         found += anchored_claims(e, found, said.get((e.conversation_id, norm_name(e.speaker)), []),
                                  lambda name, c=e.conversation_id: said.get((c, norm_name(name)), []))
+        focus[e.conversation_id] = next((a.entity for a in reversed(found) if "'" not in a.entity and " " not in a.entity
+                                         and norm_name(a.entity) not in speakers[e.conversation_id]),
+                                        focus.get(e.conversation_id, ""))
         for a in found:
             if implied_and_known(a.entity_key, a.attribute, a.value, a.surface, said.get((e.conversation_id, a.entity_key), [])):
                 continue  # "my partner" after "we're engaged" restates nothing new

@@ -46,7 +46,7 @@ from app.domain.layers.timeparse import resolve_time_expressions
 # 2: lone capitalised ordinary words are not names (common_words); 3: time mentions' ranges are half-open
 # 4: Unicode names, titles ("Dr. Okafor"), stated aliases ("my husband Tom"), "your sister", "Tom's mother"
 # 5: one name said short and long ("Tallow", "Tallow Studio") is one entity; "Hartley's Pharmacy", "St. Brigid"
-LAYER_VERSION = "graph_extract/5"
+LAYER_VERSION = "graph_extract/6"  # 6: named possessors, role and place nouns, house numbers, model numbers
 
 Encode = Callable[[list[str]], np.ndarray]
 
@@ -89,7 +89,12 @@ TOPICS: dict[str, frozenset[str]] = {
 
 _FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "i'm", "i've", "i'd", "i'll", "we're", "we've"})
 _REL_RE = re.compile(rf"\b(?:my|our)\s+((?:little\s+|older\s+|younger\s+|new\s+|oldest\s+|youngest\s+)?(?:{RELATIONS}))\b", re.I)
-_ANIMALS = {"dog", "cat", "puppy", "kitten", "pet", "pets"}
+_ANIMALS = {"dog", "cat", "puppy", "kitten", "pet", "pets", "terrier", "spaniel", "labrador", "retriever", "collie", "beagle",
+            "poodle", "greyhound", "whippet", "lurcher", "pug", "husky", "corgi", "dachshund", "rabbit", "bunny", "hamster",
+            "guinea pig", "parrot", "budgie", "tortoise", "horse", "pony"}
+_STREET_RE = re.compile(r"\b(?:Street|St|Road|Rd|Lane|Ln|Avenue|Ave|Row|Close|Drive|Dr|Way|Place|Crescent|Terrace|Court|"
+                        r"Gardens|Square|Grove|Walk|Mews|Parade|Hill|Boulevard|Blvd)\.?$")
+_HOUSE_NUMBER = re.compile(r"\b(\d{1,4}[A-Za-z]?)\s+$")
 _ORG_RE = re.compile(r"\b(University|College|School|Inc|Corp|Company|Club|Center|Centre|Foundation|Association|Hospital|Church|Institute|Bank|Group|Society|Museum|Library|Academy|Studio|Agency|Team|Network)\b")
 _PLACE_RE = re.compile(r"\b(City|Park|Beach|Lake|Mountains?|River|Street|Island|Canyon|County|State|Valley|Falls|Bay|Coast|Village|Town|Forest|Hills?)\b")
 _EVENT_RE = re.compile(r"\b(Festival|Parade|Conference|Day|Party|Marathon|Pride|Christmas|Thanksgiving|Halloween|Easter|Olympics|Cup|Fair|Week|Summit)\b")
@@ -245,7 +250,7 @@ class RuleExtractor:
         common = common if common is not None else self.common_words(events)
         known = {norm_name(e.speaker) for e in events if e.speaker}
         for e in events:
-            known.update(norm_name(s) for s in capitalised_spans(e.content, common=common))
+            known.update(norm_name(s) for s in capitalised_spans(e.content, common=common, models=True))
         return frozenset(k for k in known if k and k not in NOT_NAMES)
 
     def recurring_concepts(self, events: Sequence[LayerEvent]) -> frozenset[str]:
@@ -305,7 +310,7 @@ class RuleExtractor:
         return out
 
     def _fact(self, ev: LayerEvent, clause: str, known: Container[str], speaker_keys: Container[str]) -> RawFact | None:
-        spans = capitalised_spans(clause, known, self._common)
+        spans = capitalised_spans(clause, known, self._common, models=True)
         dates = resolve_time_expressions(clause, ev.occurred_at)
         cw = content_words(clause)
         if len(cw) < 2 and not spans and not numbers_in(clause) and not dates:
@@ -333,7 +338,11 @@ class RuleExtractor:
                 rel = relation(m.group("rel"))
                 ents.append((f"{owner}'s {rel}", "animal" if rel in _ANIMALS else "person"))
         same_as = []
-        for s in spans:  # "Dr. Okafor" is also "Okafor"
+        for s in spans:  # "Dr. Okafor" is also "Okafor"; "22 Canal Street" is also "Canal Street"
+            num = _HOUSE_NUMBER.search(clause, 0, max(0, clause.find(s))) if _STREET_RE.search(s) else None
+            if num and num.end() == clause.find(s):
+                ents.append((f"{num.group(1)} {s}", "place"))
+                same_as.append((f"{num.group(1)} {s}", s))
             parts = s.split(" ", 1)
             if len(parts) == 2 and parts[0].rstrip(".").lower() in TITLES:
                 ents.append((parts[1], "person"))

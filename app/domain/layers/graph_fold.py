@@ -124,7 +124,7 @@ class FactFold:
             else:
                 self.common.discard(lw)
         common = self._common()
-        for s in capitalised_spans(ev.content, common=common):
+        for s in capitalised_spans(ev.content, common=common, models=True):
             k = norm_name(s)
             if k and k not in NOT_NAMES:
                 self.known.add(k)

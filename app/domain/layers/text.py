@@ -125,6 +125,12 @@ def norm_name(name: str) -> str:
 
 
 _TOKEN_SPAN_RE = re.compile(r"[^\W\d_][\w'’&\.\-]*|\S")
+_TOKEN_MODEL_RE = re.compile(r"[^\W\d_][\w'’&\.\-]*|\d{1,4}[A-Za-z]{0,2}\b|\S")  # digits kept whole: "iPhone 15"
+# a product line and its model number are one name: "iPhone 15", "Pixel 7", "Galaxy S23", "Windows 11"
+PRODUCT_LINES = frozenset("""pixel galaxy iphone ipad macbook kindle xbox playstation ps switch surface thinkpad
+    windows python java ubuntu android ios macos model series version generation gen mark""".split())
+_MODEL_NUMBER = re.compile(r"\d{1,4}[A-Za-z]{0,2}")
+_CAMEL = re.compile(r"[a-z]{1,2}[A-Z][\w\-]*")  # "iPhone", "eBay"
 _CONNECTORS = frozenset({"of", "the", "de", "da", "do", "&"})
 TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "mx"})
 NAME_PREFIXES = frozenset({"st", "mt"})  # "St. Brigid's", "Mt. Hood": part of the name, not a title
@@ -133,8 +139,8 @@ OPENING_VERBS = frozenset("""meet ask tell call text thank welcome invite visit 
     message introduce let help hug wish remind greet""".split())
 
 
-def _is_cap(tok: str) -> bool:
-    return tok[:1].isupper() and tok[:1].isalpha()
+def _is_cap(tok: str, models: bool = False) -> bool:
+    return (tok[:1].isupper() and tok[:1].isalpha()) or (models and bool(_CAMEL.fullmatch(tok)))
 
 
 def _clean_tok(tok: str) -> str:
@@ -143,14 +149,14 @@ def _clean_tok(tok: str) -> str:
 
 
 @lru_cache(maxsize=65536)
-def _spans_cached(text: str, known: frozenset[str], common: frozenset[str]) -> tuple[str, ...]:
-    return _spans(text, known, common)
+def _spans_cached(text: str, known: frozenset[str], common: frozenset[str], models: bool = False) -> tuple[str, ...]:
+    return _spans(text, known, common, models)
 
 
-def _spans(text: str, known: Container[str], common: Container[str]) -> tuple[str, ...]:
+def _spans(text: str, known: Container[str], common: Container[str], models: bool = False) -> tuple[str, ...]:
     out: list[str] = []
     for sent in split_sentences(text):
-        toks = _TOKEN_SPAN_RE.findall(sent)
+        toks = (_TOKEN_MODEL_RE if models else _TOKEN_SPAN_RE).findall(sent)
         i, n = 0, len(toks)
         # The first alphabetic token of the sentence is capitalised by grammar, not by name.
         first_alpha = next((k for k, t in enumerate(toks) if t[:1].isalpha()), -1)
@@ -162,13 +168,15 @@ def _spans(text: str, known: Container[str], common: Container[str]) -> tuple[st
                 title = tok  # "Dr. Okafor": the title belongs to the name
                 i += 1
                 tok = toks[i]
-            if not _is_cap(tok) or _clean_tok(tok).lower() in NOT_NAMES or _clean_tok(tok).lower() in CALENDAR_WORDS:
+            if not _is_cap(tok, models) or _clean_tok(tok).lower() in NOT_NAMES or _clean_tok(tok).lower() in CALENDAR_WORDS:
                 i += 1
                 continue
             j = i + 1
             while j < n:
                 if _is_cap(toks[j]) and _clean_tok(toks[j]).lower() not in CALENDAR_WORDS and _clean_tok(toks[j]).lower() not in {"i", "i'm"}:
                     j += 1
+                elif models and _MODEL_NUMBER.fullmatch(toks[j]) and (_CAMEL.fullmatch(toks[j - 1]) or toks[j - 1].lower() in PRODUCT_LINES):
+                    j += 1  # "iPhone 15", "Pixel 7"
                 elif (toks[j].lower() in _CONNECTORS and j + 1 < n and _is_cap(toks[j + 1])
                       and _clean_tok(toks[j + 1]).lower() not in NOT_NAMES):
                     j += 2
@@ -198,16 +206,18 @@ def _spans(text: str, known: Container[str], common: Container[str]) -> tuple[st
 
 
 def capitalised_spans(text: str, known: Container[str] = frozenset(),
-                      common: Container[str] = frozenset()) -> list[str]:
+                      common: Container[str] = frozenset(), models: bool = False) -> list[str]:
     """Named things: runs of capitalised tokens ("Grand Canyon", "University of Michigan").
 
     A sentence-initial word counts only when it starts a multi-word run or is a name already known
     (`known` holds normalised names, e.g. the speakers), since grammar capitalises every first word.
     A lone word in `common` (see `common_words`) never counts: "Ensure" opening a list item is not a name.
+    `models` (the memory graph's reading): a camel-case word starts a name ("iPhone") and a product line
+    keeps its model number ("iPhone 15", "Pixel 7").
     """
     if isinstance(known, frozenset) and isinstance(common, frozenset):
-        return list(_spans_cached(text, known, common))
-    return list(_spans(text, known, common))  # live sets (the graph's fold): not cached
+        return list(_spans_cached(text, known, common, models))
+    return list(_spans(text, known, common, models))  # live sets (the graph's fold): not cached
 
 
 _WORD_CASE_RE = re.compile(r"\b[^\W\d_](?:[^\W\d_A-Z]|['’\-])*[^\W\d_A-Z]\b")

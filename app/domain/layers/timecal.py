@@ -68,7 +68,7 @@ _FUTURE_STRONG = re.compile(
     re.I,
 )
 _PAST_RE = re.compile(
-    r"\b(was|were|been|went|did|had|(?<!'ve )(?<!’ve )(?<!have )(?<!has )(?<!'s )(?<!’s )got|came|thanks? (?:you )?for \w+ing|ago|yesterday|last|used to|made|took|saw|met|left|began|bought|split up|"
+    r"\b(was|were|been|went|did|had|(?<!'ve )(?<!’ve )(?<!have )(?<!has )(?<!'s )(?<!’s )got|came|thanks? (?:you )?for \w+ing|ago|yesterday|last(?!\s+\w+\s+(?:of|in)\s)|used to|made|took|saw|met|left|began|bought|split up|"
     r"ran|won|lost|told|felt|spent|gave|found|thought|drove|flew|said|sent|built|wrote|heard|kept|brought|caught|"
     r"taught|sold|paid|ate|drank|slept|woke|sat|stood|grew|knew|threw|wore|swam|sang|forgot|became|broke|chose|fell|"
     r"spoke|rang|rode|led|lent|fought|shook|stole|struck|tore|hid|blew|dug|hung|laid|dealt|sank|swore|understood|froze|"
@@ -237,10 +237,12 @@ def calendar_span(expr: str, base_day: date, prefer: str) -> tuple[date, date, d
             y = pick_year(mo, 0, base_day, prefer)
         s, e = month_span(y, mo)
         return s, s, e, "month", f"{calendar.month_name[mo]} {y}"
-    m = re.fullmatch(r"(?:(?:at|by|until|before|from) )?the (end|beginning|start|middle) of (the|this|next|last) month", text, re.I)
+    m = (re.fullmatch(r"(?:(?:at|by|until|before|from) )?the (end|beginning|start|middle) of (the|this|next|last) month", text, re.I)
+         or re.fullmatch(r"(early|mid|late)[ -]*(this|next|last) month", text, re.I))
     if m:
         y, mo = shift_month(base_day.year, base_day.month, {"next": 1, "last": -1}.get(m.group(2).lower(), 0))
-        part = {"end": "end of", "beginning": "early", "start": "early", "middle": "mid"}[m.group(1).lower()]
+        part = {"end": "end of", "beginning": "early", "start": "early", "middle": "mid", "early": "early",
+                "mid": "mid", "late": "end of"}[m.group(1).lower()]
         s, e = part_of_month(part, y, mo)
         word = {"end of": "late"}.get(part, part)
         return s + (e - s) // 2, s, e, "month", f"{word} {calendar.month_name[mo]} {y}"

@@ -13,7 +13,8 @@ from datetime import date, timedelta
 
 from dateutil.easter import easter
 
-from app.domain.timeexpr import DECADE_RE, MONTH_RE, MONTHS, NUMBER_WORDS, decade_span, month_span, shift_month
+from app.domain.timeexpr import (DECADE_RE, MONTH_RE, MONTHS, NUMBER_WORDS, decade_span, month_span, relative_season,
+                                 season_span, shift_month)
 
 _UNITS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"]
 _TEENS = ["tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
@@ -100,11 +101,17 @@ def easter_day(name: str, y: int) -> date:
 
 _COUNT = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|few|several)"
 _REL = rf"(?:{_WD_NAMES}|weekend|week|month|year)"
+_SEASONS = r"(?:summer|winter|spring|fall|autumn)"
 # "the Friday after next", "the weekend before last", "two weekends ago", "a week on Tuesday", "Monday week",
 # "a week tomorrow", "the 5th of next month"
 SHIFTED_RE = (rf"\b(?:(?:on\s+)?the\s+{_REL}\s+(?:after\s+next|before\s+last)|{_COUNT}\s+weekends?\s+(?:ago|back|earlier)|"
               rf"in\s+{_COUNT}\s+weekends?(?:['’]\s+time)?|"
-              rf"a\s+week\s+(?:on|from|next|this)\s+{_WD_NAMES}|a\s+week\s+(?:today|tomorrow)|(?:on\s+)?{_WD_NAMES}\s+week(?![\w-])|"
+              rf"(?:a|{_COUNT})\s+(?:weeks?|fortnights?)\s+(?:on|from|next|this)\s+{_WD_NAMES}|"
+              rf"(?:a|one|two)\s+(?:weeks?|fortnights?)\s+(?:from\s+)?(?:today|tomorrow)|(?:on\s+)?{_WD_NAMES}\s+(?:week|fortnight)(?![\w-])|"
+              rf"{_COUNT}\s+{_SEASONS}s\s+(?:ago|back)|"
+              rf"(?:(?:in|during|for|over)\s+)?the\s+(?:first|second|third|fourth|last|final)\s+week\s+(?:of|in)\s+{MONTH_RE}|"
+              rf"(?:(?:in|during|for|over)\s+)?the\s+week\s+of\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_RE}|"
+              rf"(?:(?:in|during|for|over)\s+)?the\s+week\s+of\s+{MONTH_RE}\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\b|"
               r"(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\s+of\s+(?:this|next|last)\s+month)")
 # "the following Saturday", "the Saturday after", "the next day", "the following week": after the day
 # named before it in the same text (else the day it is said); "the night before last", "two Saturdays ago"
@@ -158,7 +165,14 @@ def _count(tok: str) -> int:
         or NUMBER_WORDS.get(tok, 1)
 
 
-def shifted_span(expr: str, ref: date) -> tuple[date, date, str] | None:
+def pick_year_of(mo: int, ref: date, prefer: str) -> int:
+    """The year of a month named without one: the current month counts as both past and future."""
+    if prefer == "past":
+        return ref.year if mo <= ref.month else ref.year - 1
+    return ref.year if mo >= ref.month else ref.year + 1
+
+
+def shifted_span(expr: str, ref: date, prefer: str = "future") -> tuple[date, date, str] | None:
     """[start, end) and granularity ("day", "week") of the forms of SHIFTED_RE. "next Friday" is the
     coming one and "last Friday" the latest before `ref`, so "the Friday after next" is a week after the
     coming one and "the Friday before last" a week before the latest; "two weekends ago" is the weekend
@@ -198,15 +212,44 @@ def shifted_span(expr: str, ref: date) -> tuple[date, date, str] | None:
     if m:
         s, e = _weekend_of(ref + timedelta(weeks=_count(m.group(1))))
         return s, e, "week"
-    m = re.fullmatch(rf"a week (?:on|from|next|this) ({_WD_NAMES})|({_WD_NAMES}) week", low)
-    if m:
-        wd = list(calendar.day_name).index((m.group(1) or m.group(2)).capitalize())
-        d = ref + timedelta(days=(wd - ref.weekday()) % 7 or 7) + timedelta(weeks=1)
+    m = re.fullmatch(rf"({_COUNT}) (weeks?|fortnights?) (?:on|from|next|this) ({_WD_NAMES})|({_WD_NAMES}) (week|fortnight)", low)
+    if m:  # "a week on Tuesday", "a fortnight on Saturday", "two weeks from Friday", "Monday fortnight"
+        wd = list(calendar.day_name).index((m.group(3) or m.group(4)).capitalize())
+        weeks = (_count(m.group(1)) if m.group(1) else 1) * (2 if "fortnight" in (m.group(2) or m.group(5)) else 1)
+        d = ref + timedelta(days=(wd - ref.weekday()) % 7 or 7) + timedelta(weeks=weeks)
         return d, d + timedelta(days=1), "day"
-    m = re.fullmatch(r"a week (today|tomorrow)", low)
-    if m:
-        d = ref + timedelta(days=7 + (m.group(1) == "tomorrow"))
+    m = re.fullmatch(r"(a|one|two) (weeks?|fortnights?) (?:from )?(today|tomorrow)", low)
+    if m:  # "a week today", "a week from tomorrow", "a fortnight today"
+        weeks = _count(m.group(1)) * (2 if m.group(2).startswith("fortnight") else 1)
+        d = ref + timedelta(days=7 * weeks + (m.group(3) == "tomorrow"))
         return d, d + timedelta(days=1), "day"
+    m = re.fullmatch(rf"({_COUNT}) ({_SEASONS})s (?:ago|back)", low)
+    if m:  # "two summers ago": counted back from the latest whole one ("last summer" is one ago)
+        s_, e_ = relative_season(ref, "last", m.group(2))
+        n = _count(m.group(1)) - 1
+        s_, e_ = season_span(s_.year - n, m.group(2))
+        return s_, e_, "season"
+    low = re.sub(r"^(?:in|during|for|over) ", "", low)
+    m = re.fullmatch(rf"the (first|second|third|fourth|last|final) week (?:of|in) ({MONTH_RE})", low, re.I)
+    if m:  # "the first week of June": its days 1-7 (the second 8-14, ...); "the last week": its last seven
+        mo = MONTHS[m.group(2).lower().rstrip(".")]
+        y = pick_year_of(mo, ref, prefer)
+        first, end = month_span(y, mo)
+        if m.group(1) in ("last", "final"):
+            return end - timedelta(days=7), end, "week"
+        k = ["first", "second", "third", "fourth"].index(m.group(1))
+        return first + timedelta(days=7 * k), first + timedelta(days=7 * k + 7), "week"
+    m = (re.fullmatch(rf"the week of (?:the )?(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({MONTH_RE})", low, re.I)
+         or re.fullmatch(rf"the week of ({MONTH_RE}) (?:the )?(\d{{1,2}})(?:st|nd|rd|th)?", low, re.I))
+    if m:  # "the week of March 24": the Monday-to-Sunday week holding that day
+        day, mon = (m.group(1), m.group(2)) if m.group(1).isdigit() else (m.group(2), m.group(1))
+        mo = MONTHS[mon.lower().rstrip(".")]
+        try:
+            d = date(pick_year_of(mo, ref, prefer), mo, int(day))
+        except ValueError:
+            return None
+        s_ = d - timedelta(days=d.weekday())
+        return s_, s_ + timedelta(days=7), "week"
     m = re.fullmatch(r"the (\d{1,2})(?:st|nd|rd|th) of (this|next|last) month", low)
     if m:
         y, mo = shift_month(ref.year, ref.month, {"next": 1, "last": -1}.get(m.group(2), 0))

@@ -48,6 +48,7 @@ from app.domain.layers.timecal import (
 )
 from app.domain.layers.timeforms import (
     DAY_WORD_RE,
+    ORD_WORD_RE,
     DECADE_RE,
     FOLLOWING_RE,
     NTH_WEEKDAY_RE,
@@ -68,10 +69,12 @@ from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, rela
 
 _YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
 
-LAYER_VERSION = "timeparse/5"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
+LAYER_VERSION = "timeparse/6"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
 # 4: "the 10th" before a function word ("till the 10th for work"), a month after for/to/from/till/before/after
 # 5: the forms of timeforms (decades, "the second Saturday in January", fortnights, "the Friday after next",
 #    recurring expressions dropped), "the weekend" by tense, more tense cues
+# 6: ordinal words as days after a preposition ("until the fifth"), early/mid/late next month, "a week from
+#    today", "a fortnight on Saturday", "two summers ago", "the first/last week of May", "the week of May 5"
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
@@ -93,7 +96,8 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?i:your|the|my|our|their|his|her|{_SPAN_VERB})\s+{_MONTH_CAP}(?!\s+\d)"), "relative"),
     (re.compile(rf"\b(?:the\s+)?{_SEASON}\s+(?:of\s+)?(?:(?:19|20)\d\d\b|['’]\d\d\b(?!s))", re.I), "absolute"),
     (re.compile(r"\b(?:in|since|back in|during|by|until|of)\s+(?:(?:19|20)\d\d\b|['’]\d\d\b(?!s))", re.I), "absolute"),
-    (re.compile(r"\b(?:(?:at|by|until|before|from)\s+)?the\s+(?:end|beginning|start|middle)\s+of\s+(?:the|this|next|last)\s+month\b", re.I), "relative"),
+    (re.compile(r"\b(?:(?:at|by|until|before|from)\s+)?the\s+(?:end|beginning|start|middle)\s+of\s+(?:the|this|next|last)\s+month\b|"
+                r"\b(?:early|mid|late)[\s-]+(?:this|next|last)\s+month\b", re.I), "relative"),
     (re.compile(r"\b(?:the day before yesterday|the day after tomorrow|yesterday|today|tonight|tomorrow|last night|this (?:morning|afternoon|evening))\b", re.I), "relative"),
     (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+(?:ago|back|earlier)\b", re.I), "relative"),
     (re.compile(rf"\b(?:in|within)\s+(?:the\s+next\s+)?{_NUM}\s+{_UNIT}\b", re.I), "relative"),
@@ -104,6 +108,9 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     # "the 10th" but not "the 10th floor" / "her 5th birthday": a word after it must be a function word
     (re.compile(r"\b(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?!(?:for|to|and|or|at|in|on|until|till|through|"
                 r"with|but|so|because|when|if|then|we|I|you|he|she|they|it|is|was|instead|already|too)\b)[A-Za-z])", re.I), "relative"),
+    (re.compile(rf"(?:(?<=\bby\s)|(?<=\buntil\s)|(?<=\btill\s)|(?<=\bfrom\s)|(?<=\bbefore\s)|(?<=\bafter\s)|(?<=\bsince\s)|\bon\s+)"
+                rf"the\s+{ORD_WORD_RE}\b(?!\s+(?:of\s+)?(?!(?:for|to|and|or|at|in|on|until|till|through|with|but|so|because|when|if|"
+                r"then|we|I|you|he|she|they|it|is|was|instead|already|too)\b)[A-Za-z])(?!-)", re.I), "relative"),
     (re.compile(rf"\b(?:on\s+)?(?:{_HOLIDAY})\b(?:\s+(?:19|20)\d\d\b)?", re.I), "relative"),
     (re.compile(rf"\b(?:on\s+)?{_WD}\b(?:\s+(?:night|morning|afternoon|evening|lunchtime)\b)?", re.I), "relative"),
     # a month named alone ("Shall I look at September?"), not one that is also a name or a verb (April,
@@ -142,7 +149,7 @@ class TimeMention:
 _UNIT_WORD = re.compile(r"(?:day|week|fortnight|month|year)s?\b", re.I)
 _NEEDLES: dict[str, re.Pattern[str]] = {
     NTH_WEEKDAY_RE: re.compile(r"day\s+(?:in|of)\b", re.I),
-    SHIFTED_RE: re.compile(r"week|month|after\s+next|before\s+last|year", re.I),
+    SHIFTED_RE: re.compile(r"week|fortnight|month|after\s+next|before\s+last|year|(?:summer|winter|spring|fall|autumn)s", re.I),
     FOLLOWING_RE: re.compile(r"following|next\s+(?:day|morning)|before\s+last|\bago\b|\bafter\b", re.I),
     YEAR_PART_RE: re.compile(r"(?:19|20)\d\d|\byear\b", re.I),
     RECURRING_RE: re.compile(r"every|days\b|day\s+(?:morning|afternoon|evening|night)s", re.I),
@@ -193,7 +200,7 @@ def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date,
         nd = nth_weekday(expr, base_day, lambda mo: pick_year(mo, 0, base_day, prefer))
         return None if nd is None else (nd, nd, nd + timedelta(days=1), "day", label(nd, "day"))
     if re.fullmatch(SHIFTED_RE, expr.strip(), re.I):  # "the Friday after next", "two weekends ago"
-        sh = shifted_span(expr, base_day)
+        sh = shifted_span(expr, base_day, "past" if prefer == "past" else "future")
         return None if sh is None else (sh[0], sh[0], sh[1], sh[2])  # type: ignore[return-value]
     if re.fullmatch(YEAR_PART_RE, expr.strip(), re.I):  # "mid-2024": a third of the year
         yp = year_part_span(expr, base_day)
@@ -274,6 +281,8 @@ def resolve_time_expressions(text: str, base: datetime) -> list[TimeMention]:
             continue
         if re.fullmatch(NTH_WEEKDAY_RE, surface.strip(), re.I):
             prefer = tense_around(text, s, e) or "future"
+        elif re.search(r"\bweek\s+(?:of|in)\b|\s(?:summer|winter|spring|fall|autumn)s\s", low):  # "the last week of May"
+            prefer = tense_around(text, s, e) or "future"
         elif re.fullmatch(r"(?:\w+\s+)?the\s+weekend", low) and not low.startswith("since"):
             prefer = tense_around(text, s, e) or "nearest"
         elif re.search(r"\b(ago|last|past|yesterday|back|earlier)\b|^since\b", low) or "last night" in low:
@@ -284,7 +293,7 @@ def resolve_time_expressions(text: str, base: datetime) -> list[TimeMention]:
             tense = tense_around(text, s, e)
             # no tense at all (present: "the demo is on Friday", "I start on June 12"): the coming one
             prefer = tense or "future"
-        nth = re.fullmatch(r"(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)", surface.strip(), re.I)
+        nth = re.fullmatch(r"(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)", ordinals_to_digits(surface.strip()), re.I)
         if nth:  # "on August 10 and back on the 24th": the month of the day named before it
             prev = next((m for m in reversed(out) if m.resolved and m.granularity == "day" and m.date), None)
             anchor = date.fromisoformat(prev.date) if prev else base.date()
