@@ -4,6 +4,7 @@ once, and while a dependency is down the API answers 503 with Retry-After, never
 """
 from __future__ import annotations
 
+import secrets
 import signal
 import time
 from pathlib import Path
@@ -49,6 +50,32 @@ def assert_exactly_once(engine, tenant_id: int, conv: str, n: int) -> None:
             "SELECT count(*) FROM indexing_state WHERE tenant_id = :t AND conversation_id = :c AND done_at IS NULL"),
             {"t": tenant_id, "c": conv}).scalar_one()
     assert tuple(row) == (n, n, n) and pending == 0
+
+
+@pytest.fixture
+def own_database(database_url):
+    """A migrated database of this test's own on the session's server. The beat sweeper of a stack
+    re-sends every stale outbox row of its database, and the session's database holds the rows other
+    tests left pending (their stacks are gone): on a busy machine this stack's worker would spend
+    minutes on them before it reaches this test's events."""
+    from sqlalchemy.engine import make_url
+
+    from app.embedded import create_database, drop_database
+    from app.storage.db import make_engine
+    from app.storage.migrate import upgrade
+
+    base = make_url(database_url)
+    admin = base.set(database="postgres").render_as_string(hide_password=False)
+    name = f"faults_{secrets.token_hex(4)}"
+    create_database(admin, name)
+    url = base.set(database=name).render_as_string(hide_password=False)
+    upgrade(url)
+    engine = make_engine(url)
+    try:
+        yield url, engine
+    finally:
+        engine.dispose()
+        drop_database(admin, name)
 
 
 @pytest.fixture
@@ -98,8 +125,9 @@ def own_postgres():
         shutil.rmtree(root, ignore_errors=True)
 
 
-def test_worker_killed_mid_batch_loses_nothing(stack_factory, redis_url, engine):
-    stack, tid, key = stack_factory(redis_url)
+def test_worker_killed_mid_batch_loses_nothing(own_database, stack_factory, redis_url):
+    db_url, engine = own_database
+    stack, tid, key = stack_factory(redis_url, db_url)
     with httpx.Client(base_url=stack.base_url, headers={"Authorization": f"Bearer {key}"}, timeout=60) as c:
         for start in range(0, 600, 200):
             assert c.post("/v1/events", json=batch("kill", start, 200)).status_code == 200
@@ -116,10 +144,11 @@ def test_worker_killed_mid_batch_loses_nothing(stack_factory, redis_url, engine)
     assert_exactly_once(engine, tid, "kill", 600)
 
 
-def test_redis_down_during_ingest(stack_factory, tmp_path, engine):
+def test_redis_down_during_ingest(own_database, stack_factory, tmp_path):
+    db_url, engine = own_database
     rdir = tmp_path / "own-redis"
     url = ensure_redis(rdir)
-    stack, tid, key = stack_factory(url)
+    stack, tid, key = stack_factory(url, db_url)
     with httpx.Client(base_url=stack.base_url, headers={"Authorization": f"Bearer {key}"}, timeout=60) as c:
         assert c.post("/v1/events", json=batch("redis", 0, 50)).status_code == 200
         stop_redis(rdir)
