@@ -74,25 +74,69 @@ def extractor():  # noqa: ANN201
     return choose_extractor(encode, llm_from_settings(s))
 
 
-def _consolidation_rows(conn: Connection, ctx: Context) -> tuple[list[Episode], list[Assertion]] | None:
+@dataclass
+class _Consolidated:
+    """Consolidation's rows as the graph last read them (held with the assembly): a batch then reads
+    only the rows inserted since (`episode_id`, `assertion_id`: the largest row ids read)."""
+
+    version: str
+    episode_id: int
+    assertion_id: int
+    episodes: list[tuple[int, Episode | None]]  # (index, episode; None: one without events), in order
+    assertions: dict[str, Assertion]
+
+
+def _episode(conversation_id: str, v: episode_store.EpisodeView) -> Episode | None:
+    if not v.event_pks:
+        return None
+    return Episode(id=f"ep:{v.event_pks[0]}", conversation_id=conversation_id, index=v.index,
+                   event_ids=tuple(str(p) for p in v.event_pks), start=v.start, end=v.end,
+                   speakers=tuple(v.speakers), boundary=v.boundary, summary=v.summary,
+                   summary_event_ids=tuple(str(p) for p in v.summary_event_pks))
+
+
+def _assertion(r: dict) -> Assertion:
+    # seq: the event pk, which orders events of one time as the log does (occurred_at, id)
+    return Assertion(id=r["key"], event_id=str(r["event_pk"]), entity=r["entity"], attribute=r["attribute"],
+                     value=r["value"], value_key=r["value_key"], time=r["asserted_at"], surface=r["surface"] or "",
+                     negated=bool(r["negated"]), seq=int(r["event_pk"]), valid_from=r["valid_from"])
+
+
+def _consolidation_rows(conn: Connection, ctx: Context, held: _Consolidated | None = None
+                        ) -> tuple[list[Episode], list[Assertion], _Consolidated, dict] | None:
     """Consolidation's episodes (the graph's episode nodes) and assertions (its evolution edges) at
-    consolidation's current version; None when that version has not run for the conversation."""
+    consolidation's current version, what is kept to read only the changes next time, and the rows
+    read; None when that version has not run for the conversation. With `held` (the last read, kept
+    with the assembly; patched in place) only the rows consolidation inserted since are read: its
+    incremental run adds assertions and rewrites the episodes from its reopened index on. A full
+    consolidation (every row rewritten under new ids: `held`'s last assertion gone) or a slice that
+    does not add up reads everything again."""
     version = consolidation_version()
     if current_version(conn, ctx.tenant_id, ctx.conversation_id, "consolidate", version) != version:
         return None
-    _, views = episode_store.episodes_for(conn, ctx.tenant_id, ctx.conversation_id, layer_version=version)
-    episodes = [Episode(id=f"ep:{v.event_pks[0]}", conversation_id=ctx.conversation_id, index=v.index,
-                        event_ids=tuple(str(p) for p in v.event_pks), start=v.start, end=v.end,
-                        speakers=tuple(v.speakers), boundary=v.boundary, summary=v.summary,
-                        summary_event_ids=tuple(str(p) for p in v.summary_event_pks))
-                for v in views if v.event_pks]
-    rows = episode_store.assertion_rows(conn, ctx.tenant_id, ctx.conversation_id, version)
-    # seq: the event pk, which orders events of one time as the log does (occurred_at, id)
-    assertions = [Assertion(id=r["key"], event_id=str(r["event_pk"]), entity=r["entity"], attribute=r["attribute"],
-                            value=r["value"], value_key=r["value_key"], time=r["asserted_at"],
-                            surface=r["surface"] or "", negated=bool(r["negated"]), seq=int(r["event_pk"]),
-                            valid_from=r["valid_from"]) for r in rows]
-    return episodes, assertions
+    t, c = ctx.tenant_id, ctx.conversation_id
+    if held is not None and (held.version != version or (
+            held.assertion_id and not episode_store.assertion_kept(conn, t, c, version, held.assertion_id))):
+        held = None
+    rows, last = episode_store.episodes_after(conn, t, c, version, held.episode_id if held else 0)
+    if held is not None:
+        start = rows[0][1].index if rows else len(held.episodes)
+        kept = [x for x in held.episodes if x[0] < start]
+        if [i for i, _ in kept] + [v.index for _, v in rows] != list(range(len(kept) + len(rows))) or (
+                (last if last is not None else -1) != len(kept) + len(rows) - 1):
+            return _consolidation_rows(conn, ctx, None)  # not an incremental consolidation's change: all again
+        held.episodes = kept
+    else:
+        held = _Consolidated(version, 0, 0, [], {})
+    held.episodes += [(v.index, _episode(c, v)) for _, v in rows]
+    held.episode_id = max([held.episode_id, *(i for i, _ in rows)])
+    arows = episode_store.assertion_rows(conn, t, c, version, held.assertion_id)
+    for r in arows:
+        held.assertions[r["key"]] = _assertion(r)
+    held.assertion_id = max([held.assertion_id, *(r["id"] for r in arows)])
+    episodes = [ep for _, ep in held.episodes if ep is not None]
+    read = {"episodes": len(rows), "assertions": len(arows)}
+    return episodes, list(held.assertions.values()), held, read
 
 
 @contextmanager
@@ -117,6 +161,7 @@ class _Held:
     names: NameVectors
     asm: Assembly
     seqs: dict[str, int]  # event id -> seq (the open tail's events are read back by id)
+    consolidated: _Consolidated | None = None  # consolidation's rows as last read
 
 
 _WARM: OrderedDict[tuple, _Held] = OrderedDict()
@@ -164,7 +209,7 @@ def _build_graph(conn: Connection, ctx: Context) -> dict:
     events = ctx.events
     llm = llm_from_settings(get_settings())
     stored = _consolidation_rows(conn, ctx)
-    episodes, assertions = stored if stored is not None else (segment_episodes(events, ctx.matrix()), None)
+    episodes, assertions = stored[:2] if stored is not None else (segment_episodes(events, ctx.matrix()), None)
     _WARM.pop((ctx.tenant_id, ctx.conversation_id, ctx.version), None)
     if llm is not None:  # the LLM extractor: a full build each time (no fold)
         frag = extractor().extract(events, episodes, assertions=assertions or extract_assertions(events, llm))  # type: ignore[call-arg]
@@ -188,7 +233,7 @@ def _build_graph(conn: Connection, ctx: Context) -> dict:
     graph_store.replace_graph(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, nodes, edges)
     graph_store.set_graph_signals(conn, ctx.tenant_id, ctx.conversation_id, signals)
     graph_store.drop_fold_chunks(conn, ctx.tenant_id, ctx.conversation_id)
-    held = _Held("", fold, names, asm, {e.id: e.seq for e in events})
+    held = _Held("", fold, names, asm, {e.id: e.seq for e in events}, stored[2] if stored is not None else None)
     size, _ = _save(conn, ctx, len(ctx.rows), ctx.rows[-1] if ctx.rows else None, None, None, held, 0, 0, 0, meta)
     stats = asm.stats()
     stats.update({"extractor": "rules", "run": "full", "state_bytes": size})
@@ -233,16 +278,18 @@ def _extend_graph(conn: Connection, ctx: Context) -> dict | None:
     new = new_rows(conn, ctx, stored)
     if new is None or stored is None:
         return None
-    consolidated = _consolidation_rows(conn, ctx)
-    if consolidated is None:
-        return None
-    episodes, assertions = consolidated
     data = stored.data
     if data.get("fold", {}).get("version") != FOLD_VERSION or "generation" not in data:
         return None
     held = _WARM.pop((ctx.tenant_id, ctx.conversation_id, ctx.version), None)
+    if held is not None and held.generation != data["generation"]:
+        held = None
+    consolidated = _consolidation_rows(conn, ctx, held.consolidated if held is not None else None)
+    if consolidated is None:
+        return None
+    episodes, assertions, kept, read = consolidated
     old_meta: list[tuple] = []
-    if held is None or held.generation != data["generation"]:
+    if held is None:
         try:
             cold = _cold(conn, ctx, data, extractor())
         except (KeyError, ValueError):
@@ -250,6 +297,7 @@ def _extend_graph(conn: Connection, ctx: Context) -> dict | None:
         if cold is None:
             return None
         held, old_meta = cold
+    held.consolidated = kept
     fold, names, asm = held.fold, held.names, held.asm
     closed_from, names_from = len(fold.closed), len(names.cache)
     meta = []
@@ -278,7 +326,8 @@ def _extend_graph(conn: Connection, ctx: Context) -> dict | None:
     stats = asm.stats()
     stats.update({"extractor": "rules", "run": "incremental", "state_bytes": size, "written": written,
                   "log_events": stored.events + len(new),  # (the caller would otherwise read the log to count)
-                  "assembly": "held" if warm else "rebuilt", "names_encoded": names.encoded})
+                  "assembly": "held" if warm else "rebuilt", "names_encoded": names.encoded,
+                  "consolidation_read": read})
     return jsonable(stats)
 
 

@@ -145,15 +145,42 @@ def timeline_for(conn: Connection, tenant_id: int, conversation_id: str, layer_v
     return version, assertions, contradictions
 
 
-def assertion_rows(conn: Connection, tenant_id: int, conversation_id: str, version: str) -> list[dict]:
-    """The assertions of one version, every column a fold reads them back with, in time order (the
-    graph's evolution edges)."""
+def assertion_rows(conn: Connection, tenant_id: int, conversation_id: str, version: str,
+                   after_id: int = 0) -> list[dict]:
+    """The assertions of one version, every column a fold reads them back with and the row id, in
+    time order (the graph's evolution edges). `after_id`: only the rows inserted after the row of
+    that id (ids grow with each insert and one conversation's consolidation runs one at a time, under
+    its advisory lock; an incremental consolidation only adds assertions)."""
     a = AssertionRow
-    res = conn.execute(select(a.key, a.event_pk, a.entity, a.attribute, a.value, a.value_key, a.asserted_at,
-                              a.negated, a.surface, a.valid_from)
-                       .where(a.tenant_id == tenant_id, a.conversation_id == conversation_id, a.layer_version == version)
-                       .order_by(a.asserted_at, a.event_pk, a.key))
-    return [dict(r._mapping) for r in res]
+    q = (select(a.id, a.key, a.event_pk, a.entity, a.attribute, a.value, a.value_key, a.asserted_at, a.negated,
+                a.surface, a.valid_from)
+         .where(a.tenant_id == tenant_id, a.conversation_id == conversation_id, a.layer_version == version))
+    if after_id:
+        q = q.where(a.id > after_id)
+    return [dict(r._mapping) for r in conn.execute(q.order_by(a.asserted_at, a.event_pk, a.key))]
+
+
+def assertion_kept(conn: Connection, tenant_id: int, conversation_id: str, version: str, row_id: int) -> bool:
+    """Whether the assertion row `row_id` is still in the slice (a full consolidation rewrites every
+    row under new ids; an incremental one deletes none)."""
+    a = AssertionRow
+    return conn.execute(select(a.id).where(a.id == row_id, a.tenant_id == tenant_id,
+                                           a.conversation_id == conversation_id, a.layer_version == version)).first() is not None
+
+
+def episodes_after(conn: Connection, tenant_id: int, conversation_id: str, version: str, after_id: int
+                   ) -> tuple[list[tuple[int, EpisodeView]], int | None]:
+    """(row id, episode) of the episode rows inserted after the row `after_id`, in order, and the
+    slice's last episode index (None: no episode). An incremental consolidation deletes the episodes
+    from its reopened index on and inserts them again, so the slice is the episodes before the
+    smallest index read plus those read."""
+    e = EpisodeRow
+    where = (e.tenant_id == tenant_id, e.conversation_id == conversation_id, e.layer_version == version)
+    res = conn.execute(select(e.id, e.idx, e.start_at, e.end_at, e.speakers, e.boundary, e.summary, e.event_pks,
+                              e.summary_event_pks).where(*where, e.id > after_id).order_by(e.idx))
+    rows = [(r[0], EpisodeView(r[1], r[2], r[3], list(r[4]), r[5], r[6], list(r[7]), list(r[8]))) for r in res]
+    last = conn.execute(select(func.max(e.idx)).where(*where)).scalar()
+    return rows, last
 
 
 def contradictions_for(conn: Connection, tenant_id: int, conversation_id: str, prefer: str | None = None) -> list[ContradictionView]:

@@ -119,3 +119,40 @@ def test_late_or_corrected_events_recompute_and_equal_the_rebuild(engine, client
     assert last_run(engine, tid, conv)["run"] == "incremental"
     grown = read(engine, client, key, tid, conv)
     assert rebuilt(engine, client, key, tid, conv) == grown
+
+
+def assertion_count(engine, tid: int, conv: str, pks: list[int] | None = None) -> int:
+    with engine.connect() as conn:
+        q = "SELECT count(*) FROM assertions WHERE tenant_id = :t AND conversation_id = :c"
+        p: dict = {"t": tid, "c": conv}
+        if pks is not None:
+            q += " AND event_pk = ANY(:pks)"
+            p["pks"] = pks
+        return conn.execute(text(q), p).scalar()
+
+
+def test_a_held_batch_reads_only_what_consolidation_changed(engine, client, tenant, short_lookahead):
+    """The held assembly reads consolidation's rows inserted since its last batch: the batch's
+    assertions and the reopened episodes, not the conversation's; after consolidation is rebuilt
+    alone (every row under new ids) it reads everything again, and still ends equal to the rebuild."""
+    tid, key = tenant
+    conv = "gread"
+    evs = items()
+    build(post(client, key, conv, evs[:30], 0))
+    build(post(client, key, conv, evs[30:48], 30))
+    assert last_run(engine, tid, conv)["run"] == "incremental"
+    pks = post(client, key, conv, evs[48:52], 48)
+    build(pks)
+    stats = last_run(engine, tid, conv)
+    assert (stats["run"], stats["assembly"]) == ("incremental", "held")
+    read_ = stats["consolidation_read"]
+    assert 1 <= read_["assertions"] == assertion_count(engine, tid, conv, pks)
+    assert read_["assertions"] < assertion_count(engine, tid, conv)
+    assert 1 <= read_["episodes"] < stats["episodes"]
+    rebuild("consolidate", tid, conv)  # every consolidation row rewritten; the graph's held read is stale
+    build(post(client, key, conv, evs[52:], 52))
+    stats = last_run(engine, tid, conv)
+    assert (stats["run"], stats["assembly"]) == ("incremental", "held")
+    assert stats["consolidation_read"]["assertions"] == assertion_count(engine, tid, conv)
+    grown = read(engine, client, key, tid, conv)
+    assert rebuilt(engine, client, key, tid, conv) == grown

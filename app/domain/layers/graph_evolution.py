@@ -68,8 +68,9 @@ class Evolution:
         changed or gone assertions and those of the events whose facet points moved. Adds the edge
         groups it changed to `triples`; returns the change in the number of evolution edges."""
         new = {a.id: a for a in assertions}
-        gone = [i for i, a in self.assertions.items() if new.get(i) != a]
-        came = [i for i, a in new.items() if self.assertions.get(i) != a]
+        # (the same objects, as a held reader passes them again, compare by identity first: cheap)
+        gone = [i for i, a in self.assertions.items() if (b := new.get(i)) is not a and b != a]
+        came = [i for i, a in new.items() if (b := self.assertions.get(i)) is not a and b != a]
         touched = set(gone) | set(came) | {i for e in moved for i in self.a_by_event.get(e, ())}
         if not touched:
             return 0

@@ -286,7 +286,7 @@ class Assembly:
     def _set_episodes(self, episodes: Sequence[Episode], nodes: set[str]) -> set[str]:
         """Consolidation's episodes now; the events whose episode changed."""
         new = {ep.id: ep for ep in episodes}
-        changed = [i for i, ep in new.items() if self.episodes.get(i) != ep]
+        changed = [i for i, ep in new.items() if (was := self.episodes.get(i)) is not ep and was != ep]
         changed += [i for i in self.episodes if i not in new]
         if not changed:
             return set()
