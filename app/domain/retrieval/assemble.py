@@ -125,34 +125,31 @@ def stamp(at: datetime, short: bool = False) -> str:
 # passes, and rendering a line (its dates resolved) costs more than counting it. Emptied when full;
 # each entry holds its item (a BEAM-size turn is ~2 KB: ~10 MB for a full cache of those).
 LINE_CACHE = 4096
-_COUNTS: dict[tuple[Callable[[str], int], ContextItem, str], int] = {}
-_FLOORS: dict[tuple[Callable[[str], int], ContextItem, str], int] = {}
+_COUNTS: dict[tuple, int] = {}  # (count, item, form) -> tokens of the rendered line
+_FLOORS: dict[tuple, int] = {}  # (at_least, item, form) -> its lower bound, the dates unresolved
+_STAMP_COSTS: dict[tuple, int] = {}  # (count, minute, short) -> tokens of a stamp
 
 
-def _remembered(memo: dict[tuple[Callable[[str], int], ContextItem, str], int], count: Callable[[str], int],
-                item: ContextItem, dates: bool = True, form: str = "full") -> int:
-    key = (count, item, form)
+def _memo(memo: dict[tuple, int], key: tuple, compute: Callable[[], int]) -> int:
+    """`compute()` once per key, in a memo emptied when it holds LINE_CACHE entries."""
     n = memo.get(key)
     if n is None:
         if len(memo) >= LINE_CACHE:
             memo.clear()
-        n = memo[key] = count(render_line(item, dates, form))
+        n = memo[key] = compute()
     return n
 
 
-_STAMP_COSTS: dict[tuple[Callable[[str], int], datetime, bool], int] = {}
+def _remembered(memo: dict[tuple, int], count: Callable[[str], int], item: ContextItem, dates: bool = True,
+                form: str = "full") -> int:
+    return _memo(memo, (count, item, form), lambda: count(render_line(item, dates, form)))
 
 
 def _stamp_cost(count: Callable[[str], int], at: datetime, short: bool) -> int:
     """Tokens of a line's stamp, the full one or the time alone (a stamp is its own whitespace-
     separated words: a line costs its stamp plus the rest)."""
-    key = (count, at.replace(second=0, microsecond=0), short)
-    n = _STAMP_COSTS.get(key)
-    if n is None:
-        if len(_STAMP_COSTS) >= LINE_CACHE:
-            _STAMP_COSTS.clear()
-        n = _STAMP_COSTS[key] = count(stamp(at, short))
-    return n
+    return _memo(_STAMP_COSTS, (count, at.replace(second=0, microsecond=0), short),
+                 lambda: count(stamp(at, short)))
 
 
 def _minute(at: datetime) -> tuple[object, int, int]:
