@@ -37,7 +37,7 @@ import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYER_ORDER = ("gate", "consolidate", "surprise", "engrams", "graph")
@@ -220,29 +220,42 @@ def markdown(res: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sizes", default="1000,5000,10000,20000")
+def parser(doc: str, sizes: str, var_name: str) -> argparse.ArgumentParser:
+    """The options every growth benchmark takes (`bench.growth`, `bench.growth_live`); `doc`: its module's."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--sizes", default=sizes)
     ap.add_argument("--data-dir", type=Path, default=Path(os.environ.get("PALIMPSEST_BENCH_DATA", "/work/shared/data")))
-    ap.add_argument("--var-dir", type=Path, default=ROOT / "var" / "bench-growth")
+    ap.add_argument("--var-dir", type=Path, default=ROOT / "var" / var_name)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     ap.add_argument("--report", type=Path, help="only rewrite the markdown of this results JSON (no run)")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def run_cli(args: argparse.Namespace, prefix: str, render: Callable[[dict[str, Any]], str],
+            go: Callable[[list[int], Callable[[str], None], Callable[[dict[str, Any]], None]], dict[str, Any]]) -> int:
+    """`--report`: rewrite a result's markdown; else `go(sizes, log, on_point)`, its result (and each
+    point on the way) written as `<out>/<prefix>-<stamp>.{json,md}`, the markdown printed."""
     if args.report is not None:
-        args.report.with_suffix(".md").write_text(markdown(json.loads(args.report.read_text())))
+        args.report.with_suffix(".md").write_text(render(json.loads(args.report.read_text())))
         return 0
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     args.out.mkdir(parents=True, exist_ok=True)
 
     def write(res: dict[str, Any]) -> None:
-        (args.out / f"growth-{stamp}.json").write_text(json.dumps(res, indent=1) + "\n")
-        (args.out / f"growth-{stamp}.md").write_text(markdown(res))
+        (args.out / f"{prefix}-{stamp}.json").write_text(json.dumps(res, indent=1) + "\n")
+        (args.out / f"{prefix}-{stamp}.md").write_text(render(res))
 
-    res = run(sizes, args.data_dir, args.var_dir, log=lambda m: print(m, file=sys.stderr, flush=True), on_point=write)
+    res = go(sizes, lambda m: print(m, file=sys.stderr, flush=True), write)
     write(res)
-    print(markdown(res))
+    print(render(res))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser(__doc__, "1000,5000,10000,20000", "bench-growth").parse_args(argv)
+    return run_cli(args, "growth", markdown,
+                   lambda sizes, log, on_point: run(sizes, args.data_dir, args.var_dir, log=log, on_point=on_point))
 
 
 if __name__ == "__main__":

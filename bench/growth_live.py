@@ -23,18 +23,15 @@ reported apart. Results: bench/results/growth-live-<stamp>.{json,md}.
 """
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import shutil
 import statistics
-import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from bench.growth import AFTER_EMBED, BATCH, STATEFUL, Grower, _commit, _env, _events
+from bench.growth import AFTER_EMBED, BATCH, STATEFUL, Grower, _commit, _env, _events, parser, run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 ARMS = ("routed", "unrouted")
@@ -198,31 +195,13 @@ def markdown(res: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sizes", default="1000,5000,10000")
+    ap = parser(__doc__, "1000,5000,10000", "bench-growth-live")
     ap.add_argument("--batches", type=int, default=8, help="measured batches of 20 per size and arm")
     ap.add_argument("--warmup", type=int, default=2, help="batches of 20 per size and arm before those")
-    ap.add_argument("--data-dir", type=Path, default=Path(os.environ.get("PALIMPSEST_BENCH_DATA", "/work/shared/data")))
-    ap.add_argument("--var-dir", type=Path, default=ROOT / "var" / "bench-growth-live")
-    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
-    ap.add_argument("--report", type=Path, help="only rewrite the markdown of this results JSON (no run)")
     args = ap.parse_args(argv)
-    if args.report is not None:
-        args.report.with_suffix(".md").write_text(markdown(json.loads(args.report.read_text())))
-        return 0
-    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    args.out.mkdir(parents=True, exist_ok=True)
-
-    def write(res: dict[str, Any]) -> None:
-        (args.out / f"growth-live-{stamp}.json").write_text(json.dumps(res, indent=1) + "\n")
-        (args.out / f"growth-live-{stamp}.md").write_text(markdown(res))
-
-    res = run(sizes, args.batches, args.data_dir, args.var_dir, log=lambda m: print(m, file=sys.stderr, flush=True),
-              on_point=write, warmup=args.warmup)
-    write(res)
-    print(markdown(res))
-    return 0
+    return run_cli(args, "growth-live", markdown,
+                   lambda sizes, log, on_point: run(sizes, args.batches, args.data_dir, args.var_dir, log=log,
+                                                    on_point=on_point, warmup=args.warmup))
 
 
 if __name__ == "__main__":
