@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from app.domain.layers.assertion_rules import (  # noqa: F401  (re-exported: callers read the vocabulary here)
@@ -90,6 +91,17 @@ def extract_assertions(event: LayerEvent, context: str = "", addressee: str | No
     "You" is the event's recipient, else `addressee` ("you're on the Solo plan from today", said by
     support to the customer); unknown, or in a condition ("if you move to Leeds"), it is no claim.
     A claim inside a question ("Is Petra still in Leeds?") is not a claim."""
+    return list(_memo(event, context, addressee))
+
+
+# The same event is read by several layers (consolidation's timeline, surprise, engrams, the graph),
+# most with the same arguments: the rules run once per (event, context, addressee) in a process.
+@lru_cache(maxsize=4096)
+def _memo(event: LayerEvent, context: str, addressee: str | None) -> tuple[Assertion, ...]:
+    return tuple(_extract(event, context, addressee))
+
+
+def _extract(event: LayerEvent, context: str, addressee: str | None) -> list[Assertion]:
     addressee = event.recipient or addressee
     text = expand(event.content)
     found: list[tuple[int, str, str, str, str, bool, int]] = []
