@@ -113,7 +113,8 @@ def test_the_clients_status_reads_a_404_as_a_conversation_with_nothing_pending()
 
     answers = {"/v1/conversations/empty/status": (404, {"error": "not_found", "detail": "conversation 'empty' "
                                                         "not found", "fields": []}),
-               "/v1/conversations/full/status": (200, {"conversation_id": "full", "events": 2, "pending": {"embed": 1}}),
+               "/v1/conversations/full/status": (200, {"conversation_id": "full", "events": 2,
+                                                       "pending": {"embed": 1}}),
                "/v1/conversations/broken/status": (403, {"error": "forbidden", "detail": "no", "fields": []})}
     client = Client("http://svc", "key")
     client.http = httpx.Client(base_url="http://svc", transport=httpx.MockTransport(
