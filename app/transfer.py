@@ -10,43 +10,28 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection
 
 from app.domain.event import Event
 from app.ports import Dispatcher
 from app.services.ingest import WriteResult, ingest
-from app.storage.models import Event as EventTable
+from app.storage.transfer import tenant_events
 
 EXPORT_FIELDS = tuple(Event.model_fields)  # one line of the export is one `Event`
 
 
 def export_events(conn: Connection, tenant_id: int, batch: int = 1000) -> Iterator[dict[str, Any]]:
-    """The tenant's events in (conversation, time) order, streamed by keyset pagination."""
-    last: tuple[str, datetime, int] | None = None
-    while True:
-        t = EventTable
-        old = EventTable.__table__.alias("old")  # a correction names the event_id it supersedes
-        q = select(
-            t.id, t.conversation_id, t.event_id, t.speaker, t.recipient, t.role, t.content, t.occurred_at, t.metadata_,
-            old.c.event_id.label("supersedes"),
-        ).outerjoin(old, old.c.id == t.supersedes_id).where(t.tenant_id == tenant_id)
-        if last is not None:
-            from sqlalchemy import tuple_
-
-            q = q.where(tuple_(t.conversation_id, t.occurred_at, t.id) > tuple_(*last))
-        rows = conn.execute(q.order_by(t.conversation_id, t.occurred_at, t.id).limit(batch)).all()
-        if not rows:
-            return
-        for r in rows:
-            rec = {
-                "conversation_id": r.conversation_id, "event_id": r.event_id, "speaker": r.speaker,
-                "recipient": r.recipient, "role": r.role, "content": r.content,
-                "occurred_at": r.occurred_at.isoformat(), "metadata": r.metadata,
-            }
-            if r.supersedes is not None:
-                rec["supersedes"] = r.supersedes
-            yield rec
-        last = (rows[-1].conversation_id, rows[-1].occurred_at, rows[-1].id)
+    """The tenant's events in (conversation, time) order, one export record each, streamed
+    (`batch` rows a statement)."""
+    for r in tenant_events(conn, tenant_id, batch):
+        rec = {
+            "conversation_id": r.conversation_id, "event_id": r.event_id, "speaker": r.speaker,
+            "recipient": r.recipient, "role": r.role, "content": r.content,
+            "occurred_at": r.occurred_at.isoformat(), "metadata": r.metadata,
+        }
+        if r.supersedes is not None:
+            rec["supersedes"] = r.supersedes
+        yield rec
 
 
 def event_from_record(rec: dict[str, Any]) -> Event:

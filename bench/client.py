@@ -63,7 +63,11 @@ class Client:
         return r.json()["results"]
 
     def status(self, conversation_id: str) -> dict[str, Any]:
+        """Its event count and pending work per layer; a conversation the service holds no event of
+        (404: none posted, or all erased) has none of either."""
         r = self._request("GET", f"/v1/conversations/{conversation_id}/status")
+        if r.status_code == 404:
+            return {"conversation_id": conversation_id, "events": 0, "pending": {}}
         if r.status_code >= 300:
             raise ServiceError(f"GET status of {conversation_id}: HTTP {r.status_code}: {r.text[:300]}")
         return r.json()

@@ -133,8 +133,7 @@ class Derived:
         return ctx.recipe.derived
 
     def run(self, ctx: SearchContext) -> list[Hit]:
-        return _hits(search_extra_candidates(ctx.conn, ctx.scope.tenant_id, ctx.scope.conversation_id, ctx.query,
-                                             ctx.recipe.candidate_pool))
+        return _hits(search_extra_candidates(ctx.conn, ctx.scope, ctx.query, ctx.recipe.candidate_pool))
 
 
 class Findable:

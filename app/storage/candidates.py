@@ -41,12 +41,16 @@ class Scope:
 CURRENT_VERSION = "NOT EXISTS (SELECT 1 FROM events v WHERE v.supersedes_id = {alias}.id)"
 
 
-def _filters(scope: Scope, alias: str = "e") -> tuple[str, dict]:
-    clauses = [f"{alias}.tenant_id = :tenant_id", f"({alias}.gate_status IS NULL OR {alias}.gate_status <> 'gated_out')",
+def _filters(scope: Scope, alias: str = "e", keyed_by: str | None = None) -> tuple[str, dict]:
+    """The scope as one WHERE condition over the event `alias`: its tenant and conversation (read
+    from `keyed_by`, a row joined to the event that carries them too, when given: `event_signals`),
+    not gated out, the current version, and the request's filters."""
+    key = keyed_by or alias
+    clauses = [f"{key}.tenant_id = :tenant_id", f"({alias}.gate_status IS NULL OR {alias}.gate_status <> 'gated_out')",
                CURRENT_VERSION.format(alias=alias)]
     params: dict = {"tenant_id": scope.tenant_id}
     if scope.conversation_id is not None:
-        clauses.append(f"{alias}.conversation_id = :conversation_id")
+        clauses.append(f"{key}.conversation_id = :conversation_id")
         params["conversation_id"] = scope.conversation_id
     more, extra = filter_clauses(scope, alias)
     return " AND ".join(clauses + more), params | extra
@@ -269,24 +273,19 @@ WITH q AS (
 )
 SELECT s.event_pk, ts_rank_cd(s.search_extra_tsv, q.tsq, 1) AS score
 FROM event_signals s JOIN events e ON e.id = s.event_pk, q
-WHERE s.tenant_id = :tenant_id {conv} AND s.search_extra_tsv @@ q.tsq
-  AND (e.gate_status IS NULL OR e.gate_status <> 'gated_out')
-  AND NOT EXISTS (SELECT 1 FROM events v WHERE v.supersedes_id = e.id)
+WHERE {filters} AND s.search_extra_tsv @@ q.tsq
 ORDER BY score DESC, s.event_pk
 LIMIT :limit
 """
 
 
-def search_extra_candidates(conn: Connection, tenant_id: int, conversation_id: str | None, query: str,
-                            limit: int = 100) -> list[tuple[int, float]]:
+def search_extra_candidates(conn: Connection, scope: Scope, query: str, limit: int = 100) -> list[tuple[int, float]]:
     """Events whose derived text (resolved absolute dates, entity names and aliases) matches the
-    query: "What happened on 6 May 2023?" finds "... last Saturday" said on 8 May. Best first."""
-    params: dict[str, Any] = {"tenant_id": tenant_id, "query": query, "limit": limit}
-    conv = ""
-    if conversation_id is not None:
-        conv = "AND s.conversation_id = :conversation_id"
-        params["conversation_id"] = conversation_id
-    return [(r[0], float(r[1])) for r in conn.execute(text(_EXTRA_SQL.format(conv=conv)), params)]
+    query: "What happened on 6 May 2023?" finds "... last Saturday" said on 8 May. Best first, within
+    the scope and its filters (the `limit` best of those that pass them)."""
+    where, params = _filters(scope, keyed_by="s")
+    params.update(query=query, limit=limit)
+    return [(r[0], float(r[1])) for r in conn.execute(text(_EXTRA_SQL.format(filters=where)), params)]
 
 
 # ---------------------------------------------------------------- the question's time window

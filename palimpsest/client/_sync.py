@@ -208,7 +208,8 @@ class Palimpsest:
     # ------------------------------------------------------------ status and query
 
     def status(self, conversation_id: str) -> ConversationStatus:
-        """Event count and, per background layer, how many events still wait for it."""
+        """Event count and, per background layer, how many events still wait for it; `NotFound` when
+        the tenant has no event in the conversation."""
         r = self._request("GET", f"/v1/conversations/{_core.quote_segment(conversation_id)}/status")
         return ConversationStatus.model_validate(r.json())
 

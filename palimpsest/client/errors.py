@@ -43,7 +43,7 @@ class PermissionDenied(AuthError):
 
 
 class NotFound(PalimpsestError):
-    """404: no such event (or route) for this tenant."""
+    """404: no such event, conversation (or route) for this tenant."""
 
 
 class ValidationError(PalimpsestError):

@@ -155,6 +155,27 @@ def test_status_counts_pending_embedding(client, tenant):
     assert st["pending"]["embed"] == 2  # no worker runs in this test
 
 
+def test_status_of_a_conversation_the_tenant_does_not_have_is_404_naming_it(client, make_tenant):
+    _, key = make_tenant(("read", "write", "admin"))
+    url = "/v1/conversations/never-posted/status"
+
+    def gone() -> None:
+        r = client.get(url, headers=auth(key))
+        assert r.status_code == 404, r.text
+        body = r.json()
+        assert set(body) == {"error", "detail", "fields"} and body["error"] == "not_found"
+        assert "'never-posted'" in body["detail"]
+
+    gone()
+    assert post(client, key, [turn(1, conv="never-posted")]).status_code == 200
+    st = client.get(url, headers=auth(key))  # at once after the write: it has events, so it has a status
+    assert st.status_code == 200 and st.json()["events"] == 1 and st.json()["pending"]["embed"] == 1
+    assert client.delete("/v1/conversations/never-posted", headers=auth(key)).status_code == 200
+    gone()  # erased: as if never posted
+    spec = client.get("/openapi.json").json()["paths"]["/v1/conversations/{conversation_id}/status"]["get"]
+    assert "404" in spec["responses"] and "404 when the tenant has no event in it" in spec["description"]
+
+
 def test_missing_event_is_404(client, tenant):
     _, key = tenant
     assert client.get("/v1/events/999999999", headers=auth(key)).status_code == 404

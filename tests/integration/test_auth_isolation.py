@@ -26,8 +26,9 @@ def test_tenant_a_never_sees_tenant_b(client, make_tenant):
     # list and status of B's conversation name
     page = client.get("/v1/conversations/shared-name/events", headers=auth(key_a)).json()
     assert page["events"] == []
-    st = client.get("/v1/conversations/shared-name/status", headers=auth(key_a)).json()
-    assert st["events"] == 0 and st["pending"]["embed"] == 0
+    st = client.get("/v1/conversations/shared-name/status", headers=auth(key_a))
+    assert st.status_code == 404 and st.json()["error"] == "not_found"  # as if B's did not exist
+    assert "'shared-name'" in st.json()["detail"] and "swordfish" not in st.text
     # query, scoped and unscoped
     for body in ({"query": "secret password swordfish"}, {"query": "swordfish", "conversation_id": "shared-name"}):
         items = client.post("/v1/query", headers=auth(key_a), json=body).json()["items"]
@@ -54,7 +55,7 @@ def test_missing_malformed_and_wrong_keys_are_401(client, tenant):
 
 def test_revoked_key_is_refused_at_once(client, tenant, engine):
     _, key = tenant
-    assert client.get("/v1/conversations/x/status", headers=auth(key)).status_code == 200
+    assert client.get("/v1/conversations/x/status", headers=auth(key)).status_code == 404  # the key passes
     with engine.begin() as conn:
         assert tenants.revoke_key(conn, tenants.split_key(key))
     assert client.get("/v1/conversations/x/status", headers=auth(key)).status_code == 401

@@ -15,7 +15,7 @@ from sqlalchemy import text
 
 from app.services.graph import entities_named_in, neighbourhood
 from app.services.layers import JOBS, embed_pending, process_conversation, run_for_pks
-from app.storage.candidates import search_extra_candidates
+from app.storage.candidates import Scope, search_extra_candidates
 from app.storage.episodes import episodes_for, timeline_for
 from app.storage.graph import facet_point_events
 from app.storage.layer_runs import drop_other_versions, layer_counts, pick_version
@@ -160,8 +160,8 @@ def test_last_saturday_resolves_to_a_searchable_absolute_date(built, engine):
     tid, _, pks, _ = built
     with engine.connect() as conn:
         sig = signals_for(conn, tid, [pks[2]])[pks[2]]
-        hits = search_extra_candidates(conn, tid, "hm", "What did Ana do on 6 May 2023?")
-        other_words = search_extra_candidates(conn, tid, "hm", "May 6, 2023")
+        hits = search_extra_candidates(conn, Scope(tid, "hm"), "What did Ana do on 6 May 2023?")
+        other_words = search_extra_candidates(conn, Scope(tid, "hm"), "May 6, 2023")
         direct = conn.execute(text(
             "SELECT event_pk FROM event_signals WHERE tenant_id = :t AND "
             "search_extra_tsv @@ websearch_to_tsquery('english', '2023-05-06')"), {"t": tid}).scalars().all()

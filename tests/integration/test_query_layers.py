@@ -263,3 +263,48 @@ def test_question_to_you_prefers_the_assistants_turn(client, tenant):
         lifted = [a for a in it["stages"].get("reweight", {}).get("adjustments", []) if a["stage"] == "addressee"]
         assert bool(lifted) == (it["speaker"] == "assistant")
         assert all(a["factor"] == 1.5 for a in lifted)
+
+
+# Two turns that both resolve "last Saturday" to 6 May 2023: Ben's first (the derived search's tie goes to
+# the older row), so with one candidate per signal an unfiltered derived search fills its list with it.
+SCOPED = [
+    ("Ben", "Last Saturday I repainted the garden fence.", "2023-05-08T09:00:00Z", {"user": "u2"}),
+    ("Ana", "Last Saturday I ran my first half marathon in Boulder.", "2023-05-08T10:00:00Z", {"user": "u1"}),
+]
+ONLY_DERIVED = {"dense": False, "lexical": False, "graph": False, "window": False, "findable": False,
+                "expansion": False, "separation": False, "rerank": False, "derived": True, "candidate_pool": 1}
+
+
+def _post_scoped(client, key, content_prefix: str = "") -> dict[str, int]:
+    events = [{"conversation_id": "sf", "event_id": str(i), "speaker": s, "content": content_prefix + c,
+               "occurred_at": t, "metadata": md} for i, (s, c, t, md) in enumerate(SCOPED)]
+    r = client.post("/v1/events", headers=auth(key), json={"events": events})
+    assert r.status_code == 200, r.text
+    ids = {x["event_id"]: x["id"] for x in r.json()["results"]}
+    build_all(list(ids.values()))
+    return ids
+
+
+def test_the_derived_signal_keeps_to_the_requests_filters_and_tenant(client, make_tenant):
+    _, key = make_tenant()
+    _, other = make_tenant()
+    ids = _post_scoped(client, key)
+    theirs = _post_scoped(client, other, "Tenant B: ")
+    ask = {"query": "What happened on 6 May 2023?", "pipeline": ONLY_DERIVED}
+
+    def found(body: dict) -> list[str]:
+        r = client.post("/v1/query", headers=auth(key), json=ask | body)
+        assert r.status_code == 200, r.text
+        return [it["event_id"] for it in r.json()["items"]]
+
+    assert found({"conversation_id": "sf"}) == ["0"]  # unfiltered, the one candidate is Ben's turn
+    for scoped in ({"speakers": ["Ana"]}, {"where": {"user": "u1"}},
+                   {"time_range": {"start": "2023-05-08T09:30:00Z", "end": "2023-05-09T00:00:00Z"}}):
+        for conv in ({"conversation_id": "sf"}, {}):  # within the conversation and across the tenant
+            # the one candidate is searched inside the filter: Ana's turn, never Ben's
+            assert found(scoped | conv) == ["1"], (scoped, conv)
+    # another tenant's turns say the same date: never found by this tenant's key
+    r = client.post("/v1/query", headers=auth(key), json=ask | {"pipeline": ONLY_DERIVED | {"candidate_pool": 50}})
+    got = {it["id"] for it in r.json()["items"]}
+    assert got == set(ids.values()) and not got & set(theirs.values())
+    assert "Tenant B" not in r.json()["context"]

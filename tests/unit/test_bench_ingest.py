@@ -102,3 +102,25 @@ def test_nothing_moving_anywhere_is_a_stall(clock):
     svc = FakeService({"left-a": 30}, moving=False)
     with pytest.raises(ServiceError, match=r"no progress for 5s \(2 pending here, 32 in the whole service\)"):
         ingest(svc, dataset(), poll_s=0, probe_s=0, stall_s=5, log=lambda _: None)
+
+
+def test_the_clients_status_reads_a_404_as_a_conversation_with_nothing_pending():
+    """The API answers 404 for a conversation it holds no event of (one the data set has no turn in,
+    or one erased); the harness waits on it as on an indexed empty conversation, not an error."""
+    import httpx
+
+    from bench.client import Client
+
+    answers = {"/v1/conversations/empty/status": (404, {"error": "not_found", "detail": "conversation 'empty' "
+                                                        "not found", "fields": []}),
+               "/v1/conversations/full/status": (200, {"conversation_id": "full", "events": 2,
+                                                       "pending": {"embed": 1}}),
+               "/v1/conversations/broken/status": (403, {"error": "forbidden", "detail": "no", "fields": []})}
+    client = Client("http://svc", "key")
+    client.http = httpx.Client(base_url="http://svc", transport=httpx.MockTransport(
+        lambda req: httpx.Response(answers[req.url.path][0], json=answers[req.url.path][1])))
+    assert client.status("empty") == {"conversation_id": "empty", "events": 0, "pending": {}}
+    assert runner.pending_total(client.status("empty")) == 0
+    assert client.status("full")["pending"] == {"embed": 1}
+    with pytest.raises(ServiceError, match="HTTP 403"):
+        client.status("broken")

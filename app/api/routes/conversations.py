@@ -126,7 +126,12 @@ def _conversations(f: ConversationSearch, who: Principal, conn: Connection) -> C
 @router.get("/{conversation_id}/status", response_model=ConversationStatus, summary="Indexing lag per layer",
             dependencies=[only_query_params()])
 def status(conversation_id: str, who: Principal = Depends(reader), conn: Connection = DB) -> ConversationStatus:
+    """The conversation's event count and, per background layer, how many of its events still wait
+    for it. 404 when the tenant has no event in it (never posted, erased, or another tenant's): a
+    conversation has a status from its first event on, so polling right after a write never 404s."""
     events, pending = indexing_status(conn, who.tenant_id, conversation_id)
+    if not events:
+        raise HTTPException(404, f"conversation {conversation_id!r} not found")
     return ConversationStatus(conversation_id=conversation_id, events=events, pending=pending)
 
 
