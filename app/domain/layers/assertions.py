@@ -26,6 +26,7 @@ from app.domain.layers.assertion_rules import (  # noqa: F401  (re-exported: cal
     PETS,
     RELATION_NOUNS,
     RULES,
+    SUBJECT,
 )
 from app.domain.layers.assertion_anchored import anchored_claims
 from app.domain.layers.assertion_claims import CrossClaims
@@ -42,6 +43,7 @@ from app.domain.layers.assertion_values import LEXICON_KINDS, lexicon_value, tit
 from app.domain.layers.assertion_text import (CO_SUBJECT, PLACE_PREP, PRONOUNS, antecedent, clean_value, expand,
                                               in_question, negative_answer, plural_antecedent, tool_kind, vocative)
 from app.domain.layers.events import LayerEvent
+from app.domain.layers.rule_scan import RuleScanner
 from app.domain.layers.timeparse import resolve_time_expressions
 from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, NUMBER_WORDS, STOPWORDS, norm_name
 
@@ -49,6 +51,7 @@ from app.domain.layers.assertion_model import LAYER_VERSION, Assertion  # noqa: 
 
 
 ALL_RULES = [*RULES, *LEXICON_RULES, *FORM_RULES]  # the rule table's specific forms first, then the clause frames
+_SCAN = RuleScanner([rx for _, rx, _ in ALL_RULES], leads=(SUBJECT,))  # a text's matches, once
 _CONDITION = re.compile(r"(?i)\b(?:if|when|whenever|unless|whether|once|in case)\s+$")
 _UNNAMED = {"plan": "planned", "works_at": "job", "moving_to": "move"}  # the value of a retraction that names nothing
 _NOUN_PHRASE = re.compile(r"(?i)(?:my|our|his|her|their)\s+[\w\- ]+")
@@ -107,8 +110,9 @@ def _extract(event: LayerEvent, context: str, addressee: str | None) -> list[Ass
     found: list[tuple[int, str, str, str, str, bool, int]] = []
     spans: list[tuple[int, int, str, str, bool]] = []  # (start, stop, attribute family, entity, negated)
     undated: set[tuple[int, str]] = set()
-    for attribute, rx, kind in ALL_RULES:
-        for m in rx.finditer(text):
+    matched = _SCAN.matches(text)
+    for r, (attribute, rx, kind) in enumerate(ALL_RULES):
+        for m in matched.get(r, ()):
             groups = m.groupdict()
             target, extra = attribute, []
             subj = groups.get("subj") or groups.get("subj2") or "I"
