@@ -35,6 +35,7 @@ from app.domain.retrieval.ranking import (
     current_first,
     fuse,
     fusion_weights,
+    in_scope,
     learned_ranked,
     recency_list,
     rerank_ranked,
@@ -163,9 +164,9 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
     # lexical and dense both searched); a recipe without them abstains by the floors
     fitted_for = model is not None and recipe.lexical and recipe.dense
     abstainer = installed_abstain_model() if recipe.abstain_learned and fitted_for else None
-    out.relevance, out.abstain = should_abstain(
-        q.query, signals, {pk: f"{ev.speaker}: {ev.content}" for pk, ev in rows.items()}, ranked, ce_best,
-        recipe, abstainer)
+    out.relevance, out.abstain = should_abstain(  # its texts: the candidates the request may see only
+        q.query, signals, {pk: f"{ev.speaker}: {ev.content}" for pk, ev in rows.items() if in_scope(ev, q.scope)},
+        ranked, ce_best, recipe, abstainer)
     clock.lap("abstain")
     out.timings = clock.ms
     return out

@@ -32,6 +32,8 @@ from app.storage.candidates import (
     Scope,
     dense_candidates,
     event_vectors,
+    filter_clauses,
+    in_filters,
     lexeme_shares,
     lexical_term_frequencies,
     query_lexemes,
@@ -222,10 +224,18 @@ def graph_signal(conn: Connection, scope: Scope, query: str, limit: int, found: 
                  layer_version: str | None = None) -> list[tuple[int, float]]:
     """The graph's ranked events for a question: its neighbourhood (at most `GRAPH_NODES` nodes, two
     hops, the part reaching `found` first), then PageRank and the bundle search from `anchors`
-    (event -> dense cosine) over it. `layer_version`: the graph's version (else the latest)."""
+    (event -> dense cosine) over it. `layer_version`: the graph's version (else the latest).
+
+    The walk knows the conversation only (PageRank's mass flows through every turn of it); with the
+    request's filters (speakers, time range, metadata), its whole ranking is read and the `limit`
+    best of the events that pass them are kept, so out-of-filter events take none of the places."""
     view = neighbourhood(conn, scope.tenant_id, scope.conversation_id, query=query, limit=GRAPH_NODES, depth=2,
                          layer_version=layer_version, light=True, prefer_events=found)
-    return graph_hits(view, limit, anchors, intent)
+    if not filter_clauses(scope)[0]:
+        return graph_hits(view, limit, anchors, intent)
+    ranked = graph_hits(view, max(limit, len(view.nodes)), anchors, intent)  # every event the view holds
+    passing = in_filters(conn, scope, [pk for pk, _ in ranked])
+    return [(pk, score) for pk, score in ranked if pk in passing][:limit]
 
 
 class Temporal:
@@ -244,8 +254,8 @@ class Temporal:
 
     def run(self, ctx: SearchContext) -> list[Hit]:
         start, end = self.window(ctx)
-        return _hits(window_candidates(ctx.conn, ctx.scope.tenant_id, ctx.scope.conversation_id, ctx.qvec,
-                                       ctx.embedder.name, start, end, ctx.recipe.candidate_pool))
+        return _hits(window_candidates(ctx.conn, ctx.scope, ctx.qvec, ctx.embedder.name, start, end,
+                                       ctx.recipe.candidate_pool))
 
 
 SEPARATION = Separation()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -56,24 +56,35 @@ def _filters(scope: Scope, alias: str = "e", keyed_by: str | None = None) -> tup
     return " AND ".join(clauses + more), params | extra
 
 
-def filter_clauses(scope: Scope, alias: str = "e") -> tuple[list[str], dict]:
+def filter_clauses(scope: Scope, alias: str = "e", prefix: str = "") -> tuple[list[str], dict]:
     """The request's event filters (speakers, time range, metadata) as SQL clauses and parameters;
-    none at all when the scope has no filter."""
+    none at all when the scope has no filter. `prefix` names the parameters apart from a statement's
+    own (`:{prefix}start`)."""
     clauses: list[str] = []
     params: dict = {}
     if scope.speakers:
-        clauses.append(f"{alias}.speaker = ANY(:speakers)")
-        params["speakers"] = list(scope.speakers)
+        clauses.append(f"{alias}.speaker = ANY(:{prefix}speakers)")
+        params[prefix + "speakers"] = list(scope.speakers)
     if scope.start is not None:
-        clauses.append(f"{alias}.occurred_at >= :start")
-        params["start"] = scope.start
+        clauses.append(f"{alias}.occurred_at >= :{prefix}start")
+        params[prefix + "start"] = scope.start
     if scope.end is not None:
-        clauses.append(f"{alias}.occurred_at <= :end")
-        params["end"] = scope.end
+        clauses.append(f"{alias}.occurred_at <= :{prefix}end")
+        params[prefix + "end"] = scope.end
     if scope.where is not None:
-        clauses.append(f"{alias}.metadata @> CAST(:where AS jsonb)")
-        params["where"] = scope.where
+        clauses.append(f"{alias}.metadata @> CAST(:{prefix}where AS jsonb)")
+        params[prefix + "where"] = scope.where
     return clauses, params
+
+
+def in_filters(conn: Connection, scope: Scope, pks: Collection[int]) -> set[int]:
+    """Which of these events of the scope's tenant pass the request's filters (speakers, time range,
+    metadata): all of them, with no statement, when the scope has none."""
+    clauses, params = filter_clauses(scope)
+    if not clauses or not pks:
+        return set(pks)
+    sql = "SELECT e.id FROM events e WHERE e.tenant_id = :tenant_id AND e.id = ANY(:pks) AND " + " AND ".join(clauses)
+    return set(conn.execute(text(sql), params | {"tenant_id": scope.tenant_id, "pks": list(pks)}).scalars())
 
 
 # The events matching any of the finding terms (an OR over the GIN index; a question rarely shares
@@ -297,32 +308,38 @@ FROM events e JOIN embeddings em ON em.event_pk = e.id AND em.model = :model
 WHERE e.tenant_id = :tenant_id {conv}
   AND (e.gate_status IS NULL OR e.gate_status <> 'gated_out')
   AND NOT EXISTS (SELECT 1 FROM events v WHERE v.supersedes_id = e.id)
-  AND ({when})
+  AND ({when}){filters}
 ORDER BY em.embedding <=> :vec, e.id
 LIMIT :limit
 """
 
 
-def window_candidates(conn: Connection, tenant_id: int, conversation_id: str | None, vector: np.ndarray,
-                      model: str, start: datetime, end: datetime, limit: int = 100) -> list[tuple[int, float]]:
+def window_candidates(conn: Connection, scope: Scope, vector: np.ndarray, model: str, start: datetime,
+                      end: datetime, limit: int = 100) -> list[tuple[int, float]]:
     """Events inside the question's time window [start, end), closest in meaning first (HNSW with
-    iterative scans, so a time filter does not starve the result: the caller's `set_hnsw`).
+    iterative scans, so a time filter does not starve the result: the caller's `set_hnsw`), within
+    the scope and its filters (the `limit` closest of those that pass them; the request's time range
+    bounds when an event was said, as everywhere).
 
     Inside a conversation "inside" also means talking about a date in the window (the graph layer's
     resolved dates: "last Saturday" said on 8 May is about 6 May); across a tenant only the time an
     event was said counts (the HNSW scan filters it; no per-event signals are joined).
     """
-    params: dict[str, Any] = {"tenant_id": tenant_id, "vec": np.asarray(vector, dtype=np.float32), "model": model,
-                              "start": start, "end": end, "limit": limit}
+    params: dict[str, Any] = {"tenant_id": scope.tenant_id, "vec": np.asarray(vector, dtype=np.float32),
+                              "model": model, "start": start, "end": end, "limit": limit}
+    more, extra = filter_clauses(scope, "e", prefix="f_")  # none without a filter: the statement as it was
+    params.update(extra)
+    filters = "".join(f"\n  AND {c}" for c in more)
     said = "e.occurred_at >= :start AND e.occurred_at < :end"
-    if conversation_id is None:
-        sql = _WINDOW_SQL.format(join="", conv="", when=said)
+    if scope.conversation_id is None:
+        sql = _WINDOW_SQL.format(join="", conv="", when=said, filters=filters)
     else:
-        params.update(conversation_id=conversation_id, start_d=start.date(), end_d=end.date())
+        params.update(conversation_id=scope.conversation_id, start_d=start.date(), end_d=end.date())
         about = ("EXISTS (SELECT 1 FROM unnest(s.resolved_dates) d WHERE d >= :start_d AND "
                  "(d < :end_d OR (d = :start_d AND :start_d = :end_d)))")
         sql = _WINDOW_SQL.format(join="LEFT JOIN event_signals s ON s.event_pk = e.id",
-                                 conv="AND e.conversation_id = :conversation_id", when=f"({said}) OR {about}")
+                                 conv="AND e.conversation_id = :conversation_id", when=f"({said}) OR {about}",
+                                 filters=filters)
     return [(r[0], float(r[1])) for r in conn.execute(text(sql), params)]
 
 

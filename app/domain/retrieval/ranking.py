@@ -84,8 +84,10 @@ def fusion_weights(names: Iterable[str], profile: Mapping[str, float]) -> dict[s
 
 def fuse(signals: Mapping[str, Hits], weights: dict[str, float], rrf_k: int, rows: Mapping[int, EventLike],
          scope: ScopeLike) -> list[RankedItem]:
-    """Weighted RRF of the signals' lists, each item with the rank and score every signal gave it.
-    The derived and graph signals know conversations only: the request's filters hold them here."""
+    """Weighted RRF of the signals' lists, each item with the rank and score every signal gave it,
+    only the events that pass the request's filters (`in_scope`): every signal searches inside them
+    already (the graph's walk keeps to the conversation, then its hits are filtered before they are
+    cut to its limit); this is the guard for a list that would not."""
     fused = weighted_rrf({name: [pk for pk, _ in hits] for name, hits in signals.items()}, weights, rrf_k)
     evidence: dict[int, dict[str, dict[str, float]]] = {}
     for name, hits in signals.items():
