@@ -82,6 +82,25 @@ def _fresh_engine(**_kwargs) -> None:
     get_engine.cache_clear()
 
 
+def serves_embedder(app: Celery) -> bool:
+    """Whether this worker consumes the deployment's default queue, where the tasks that encode go
+    (embed, gate): a graph-only worker (`--role graph`) never loads the model."""
+    return app.conf.task_default_queue in app.amqp.queues.consume_from
+
+
+@worker_process_init.connect
+def _preload_embedder(**_kwargs) -> None:
+    """Load the embedder as the worker process starts, in the background (the initializer must
+    return within seconds): the first batch no longer waits for the load."""
+    if not serves_embedder(celery):
+        return
+    from app.adapters.embedder import preload
+
+    log = structlog.get_logger(__name__)
+    preload(lambda seconds, err: log.info("embedder_preloaded", seconds=round(seconds, 2)) if err is None
+            else log.warning("embedder_preload_failed", seconds=round(seconds, 2), error=repr(err)))
+
+
 @task_prerun.connect
 def _bind_request_id(task=None, **_kwargs) -> None:
     request_id = None

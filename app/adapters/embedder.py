@@ -133,6 +133,11 @@ class Embedder:
         MODEL_LOAD_SECONDS.labels(name).observe(time.perf_counter() - started)
 
     def _encode(self, texts: list[str]) -> np.ndarray:
+        if self.threads:  # torch's thread count is per calling thread: the loading thread's is not this one's
+            import torch
+
+            if torch.get_num_threads() != self.threads:
+                torch.set_num_threads(self.threads)
         return self._model.encode(
             texts,
             batch_size=self.batch_size,
@@ -266,14 +271,37 @@ def load_embedder(model_path: str, name: str, batch_size: int = 64, threads: int
     return Embedder(model_path, name, batch_size, threads, device)
 
 
+_LOADING = threading.Lock()  # one load per process: a caller arriving during a preload waits for it
+
+
 def get_embedder() -> Embedder:
-    """The process-wide embedder named by the settings (loaded once, on first use)."""
+    """The process-wide embedder named by the settings (loaded once, on first use or by `preload`)."""
     from app.settings import get_settings
 
     s = get_settings()
     cache = str(Path(s.var_dir) / "models") if s.embedding_onnx_quantize else None
-    return load_embedder(s.embedding_model_path, s.embedding_model_name, s.embedding_batch_size, s.torch_threads,
-                         s.embedding_backend, s.embedding_onnx_path, cache, s.embedding_device)
+    with _LOADING:
+        return load_embedder(s.embedding_model_path, s.embedding_model_name, s.embedding_batch_size, s.torch_threads,
+                             s.embedding_backend, s.embedding_onnx_path, cache, s.embedding_device)
+
+
+def preload(on_done: Callable[[float, BaseException | None], None] | None = None) -> threading.Thread:
+    """Load the embedder and run one encode in a background thread, so that a process's first task
+    does not pay for it (a worker process's initializer must return within seconds, and a load
+    takes 10-26 s on a busy machine). A caller of `get_embedder` meanwhile waits for the same
+    load; a failed preload is left to the first real use to raise. `on_done(seconds, error)`."""
+    def run() -> None:
+        t0, err = time.perf_counter(), None
+        try:
+            get_embedder().encode(["warm up"])
+        except BaseException as exc:  # noqa: BLE001 - reported; the first real use raises it again
+            err = exc
+        if on_done is not None:
+            on_done(time.perf_counter() - t0, err)
+
+    thread = threading.Thread(target=run, name="embedder-preload", daemon=True)
+    thread.start()
+    return thread
 
 
 @lru_cache(maxsize=2)
