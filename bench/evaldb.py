@@ -4,7 +4,7 @@ split and choosing on the validation split without going through HTTP.
     python -m bench.evaldb build [--var-dir var/eval] [--longmemeval N] [--split all|train|validation]
 
 Every LoCoMo dev and BEAM 100K conversation (and, with `--longmemeval N`, the haystacks of the first
-N LongMemEval_S questions of each split) is written through the service's writer into a tenant
+N LongMemEval_S questions of each split kept by `--split`; `--longmemeval all` for every one) is written through the service's writer into a tenant
 `eval` of an embedded PostgreSQL under `--var-dir`, with every layer built, exactly as
 `bench/golden.py` does. Conversation ids are `<dataset>/<conversation id>`. Later processes attach
 with `attach(var_dir)`, which returns the tenant id; the split manifest (`bench/splits.json`) says
@@ -42,7 +42,7 @@ def attach(var_dir: Path | None = None) -> int:
     return int(tid)
 
 
-def build(data_dir: Path, var_dir: Path, longmemeval: int = 0, split: str = "all") -> int:
+def build(data_dir: Path, var_dir: Path, longmemeval: int = 0, split: str = "all", lme_only: bool = False) -> int:
     from bench.datasets import load_beam, load_locomo, subset
     from bench.splits import select
 
@@ -51,7 +51,7 @@ def build(data_dir: Path, var_dir: Path, longmemeval: int = 0, split: str = "all
     var_dir.mkdir(parents=True)
     _env(var_dir.resolve())
     # `split` keeps one split's conversations (validation alone: a quicker database to choose on)
-    sets = [load_locomo(data_dir), load_beam(data_dir)]
+    sets = [] if lme_only else [load_locomo(data_dir), load_beam(data_dir)]
     if split != "all":
         sets = [select(ds, split) for ds in sets]
     if longmemeval:
@@ -59,8 +59,8 @@ def build(data_dir: Path, var_dir: Path, longmemeval: int = 0, split: str = "all
 
         lme = load_longmemeval(data_dir)
         keep: list[str] = []
-        for split in ("train", "validation"):
-            keep += [c.id for c in select(lme, split).conversations[:longmemeval]]
+        for part in (("train", "validation") if split == "all" else (split,)):
+            keep += [c.id for c in select(lme, part).conversations[:longmemeval]]
         sets.append(subset(lme, only=tuple(keep)))
     t0 = time.perf_counter()
     tid = ingest(sets, tenant=TENANT)
@@ -73,12 +73,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("command", choices=["build"])
     p.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data")
     p.add_argument("--var-dir", type=Path, default=ROOT / "var" / "eval")
-    p.add_argument("--longmemeval", type=int, default=0, help="haystacks of this many questions per split")
+    p.add_argument("--longmemeval", type=lambda v: 10**9 if v == "all" else int(v), default=0,
+                   help="LongMemEval_S: the haystacks of this many questions per split (or 'all')")
+    p.add_argument("--longmemeval-only", action="store_true", help="LongMemEval_S haystacks alone (no LoCoMo, BEAM)")
     p.add_argument("--split", choices=["all", "train", "validation"], default="all",
-                   help="LoCoMo and BEAM conversations of this split only")
+                   help="conversations of this split only")
     a = p.parse_args(argv)
     os.environ.setdefault("PALIMPSEST_LOG_LEVEL", "WARNING")
-    build(a.data_dir, a.var_dir.resolve(), a.longmemeval, a.split)
+    build(a.data_dir, a.var_dir.resolve(), a.longmemeval, a.split, a.longmemeval_only)
     return 0
 
 

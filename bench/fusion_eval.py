@@ -29,6 +29,7 @@ OUT_DIR = ROOT / "bench" / "results"
 TOP_K = 50
 BUDGET = 2000
 KEYS = ("r@5", "r@10", "all@10", "mrr", "er@2k")
+SESSION_KEYS = ("sR@5", "sR@10")  # LongMemEval_S: session level
 COMMAND = "python -m training.fusion --evaluate"
 
 
@@ -88,7 +89,8 @@ class WithReweight:
 
 def _rows(summary: dict[str, Any], row: str) -> dict[str, float]:
     t = summary["table"].get(row) or {}
-    return {k: round(float(t.get(k, float("nan"))), 4) for k in KEYS} | {"n": int(t.get("n", 0))}
+    return ({k: round(float(t.get(k, float("nan"))), 4) for k in KEYS + tuple(k for k in SESSION_KEYS if k in t)}
+            | {"n": int(t.get("n", 0))})
 
 
 def _cached_answers(key: str, make: Any) -> dict[str, Any]:
@@ -114,7 +116,14 @@ def evaluate(tenant_id: int, only: tuple[str, ...] | None = None, prefetch: bool
     from bench.splits import load_split
 
     model = None if prefetch else FusionRanker.load(MODEL_FILE)
-    sets = {k: v for k, v in load_split("validation").items() if only is None or k in only}
+    sets = load_split("validation", names=only or ("locomo", "beam"))
+    if "longmemeval" in sets:  # the haystacks the database was built with
+        from bench.datasets import subset
+        from app.storage.db import get_engine
+        from training.fusion import built_conversations
+
+        sets["longmemeval"] = subset(sets["longmemeval"], only=tuple(sorted(
+            built_conversations(get_engine(), tenant_id, "longmemeval"))))
     result: dict[str, Any] = {"command": COMMAND, "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
                               "model": (model.meta if model else {}) | {"file": str(MODEL_FILE.relative_to(ROOT))},
                               "datasets": {}}
@@ -140,7 +149,9 @@ def evaluate(tenant_id: int, only: tuple[str, ...] | None = None, prefetch: bool
             b: baseline_answers(ds, rk, [BUDGET], TOP_K) for b, rk in run_baselines(ds).items()})
         for b, answers in base.items():
             systems[b] = summarize(ds, answers, [BUDGET], top_k=10)
-        entry: dict[str, Any] = {"questions": len(ds.questions),
+        entry: dict[str, Any] = {"questions": len(ds.questions), "abstention": {
+                                     k: {m: v for m, v in summ["abstention"].items() if m != "floors"}
+                                     for k, summ in systems.items() if summ.get("abstention", {}).get("n")},
                                  "conversations": [c.id for c in ds.conversations], "systems": {},
                                  "stage_p50_ms": stage}
         for sysname, summ in systems.items():
@@ -154,8 +165,8 @@ def evaluate(tenant_id: int, only: tuple[str, ...] | None = None, prefetch: bool
     return result
 
 
-def _line(name: str, r: dict[str, float]) -> str:
-    return f"| {name} | " + " | ".join(f"{r[k]:.3f}" for k in KEYS) + f" | {r['n']} |"
+def _line(name: str, r: dict[str, float], keys: tuple[str, ...] = KEYS) -> str:
+    return f"| {name} | " + " | ".join(f"{r[k]:.3f}" for k in keys) + f" | {r['n']} |"
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -164,8 +175,10 @@ def markdown(result: dict[str, Any]) -> str:
              f"Command: `{result['command']}` (shared dev database, in-process, no reranker, no LLM, "
              f"top {TOP_K}, budget {BUDGET}). Model: `{m['file']}`, {m['kind']}, trained {m['trained_at']} on "
              + "; ".join(f"{ds} {', '.join(ids)}" for ds, ids in m["trained_on"].items()) + ".", ""]
-    head = "| system | " + " | ".join(KEYS) + " | n |\n| --- |" + " ---: |" * (len(KEYS) + 1)
     for name, entry in result["datasets"].items():
+        first = next(iter(entry["systems"].values()))["overall"]
+        keys = KEYS + tuple(k for k in SESSION_KEYS if k in first)
+        head = "| system | " + " | ".join(keys) + " | n |\n| --- |" + " ---: |" * (len(keys) + 1)
         views = [("overall", "without adversarial" if name == "locomo" else "without abstention")]
         if name == "locomo":
             views.append(("all", "all questions"))
@@ -173,7 +186,12 @@ def markdown(result: dict[str, Any]) -> str:
             lines += [f"## {name} validation ({', '.join(entry['conversations'])}), {title}", "", head]
             for sysname, s in entry["systems"].items():
                 if s.get(view):
-                    lines.append(_line(sysname, s[view]))
+                    lines.append(_line(sysname, s[view], keys))
+            lines.append("")
+        if entry.get("abstention"):
+            lines += ["Questions without evidence (abstention), how often each system abstains:", ""]
+            lines += [f"- {k}: {v['n']} questions, abstains on {v['abstain_rate']:.3f}; false abstention on "
+                      f"answerable ones {v['false_abstain_rate']:.3f}" for k, v in entry["abstention"].items()]
             lines.append("")
         lines += [f"Per category, r@10 / mrr ({name}):", "",
                   "| category | " + " | ".join(entry["systems"]) + " |", "| --- |" + " ---: |" * len(entry["systems"])]

@@ -165,9 +165,12 @@ if __name__ == "__main__":
     raise SystemExit(main())
 
 
-def load_split(split: str, data_dir: Path | None = None) -> dict[str, Dataset]:
-    """LoCoMo and BEAM, each reduced to the conversations of `split` (fitting reads "train")."""
-    from bench.datasets import default_data_dir, load_beam, load_locomo
+def load_split(split: str, data_dir: Path | None = None, names: Iterable[str] = ("locomo", "beam")
+               ) -> dict[str, Dataset]:
+    """The named data sets (default LoCoMo and BEAM), each reduced to the conversations of `split`
+    (fitting reads "train")."""
+    from bench.datasets import default_data_dir
+    from bench.loaders import LOADERS
 
     data = data_dir or default_data_dir()
-    return {"locomo": select(load_locomo(data), split), "beam": select(load_beam(data), split)}
+    return {name: select(LOADERS[name](data), split) for name in names}

@@ -32,7 +32,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # $PALIMPSEST_FUSION_CACHE / $PALIMPSEST_FUSION_OUT: another feature cache and model file (an ablation
 # collected with a stage off, e.g. PALIMPSEST_FINDABLE_ENABLED=false, without touching the shipped one)
 CACHE = Path(os.environ.get("PALIMPSEST_FUSION_CACHE") or ROOT / "var" / "fusion")
-DATASETS = ("locomo", "beam")
+# the data sets fitted on; $PALIMPSEST_FUSION_DATASETS (comma list) adds LongMemEval_S, whose
+# haystacks a database holds only when built with `bench.evaldb build --longmemeval N`
+DATASETS = tuple((os.environ.get("PALIMPSEST_FUSION_DATASETS") or "locomo,beam").split(","))
 POOL_TOP_K = 1000  # every fused candidate comes back
 
 
@@ -77,10 +79,11 @@ def collect(split: str, dataset: str, tenant_id: int) -> list[QueryRows]:
     t0 = time.perf_counter()
     from bench.splits import load_split
 
-    ds = load_split(split)[dataset]
+    ds = load_split(split, names=(dataset,))[dataset]
     ready: set[str] = set()
+    present = built_conversations(engine, tenant_id, dataset) if dataset == "longmemeval" else None
     for q in ds.questions:
-        if not q.gold:
+        if not q.gold or (present is not None and q.conversation_id not in present):
             continue
         if q.conversation_id not in ready:
             wait_built(engine, tenant_id, f"{dataset}/{q.conversation_id}")
@@ -98,6 +101,17 @@ def collect(split: str, dataset: str, tenant_id: int) -> list[QueryRows]:
         if len(out) % 50 == 0:
             print(f"{split} {dataset}: {len(out)} questions, {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     return out
+
+
+def built_conversations(engine: Any, tenant_id: int, dataset: str) -> set[str]:
+    """The conversations of `dataset` the database holds (LongMemEval_S: the haystacks it was built
+    with, a subset of the split)."""
+    from sqlalchemy import text
+
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT DISTINCT conversation_id FROM layer_runs WHERE tenant_id = :t "
+                                 "AND conversation_id LIKE :p"), {"t": tenant_id, "p": f"{dataset}/%"}).all()
+    return {r[0].split("/", 1)[1] for r in rows}
 
 
 def wait_built(engine: Any, tenant_id: int, conversation_id: str, timeout_s: float = 3600.0) -> None:

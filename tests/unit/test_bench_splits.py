@@ -283,3 +283,15 @@ def test_harness_refuses_before_any_work(tmp_path, monkeypatch):
     opts.allow_train_overlap = True
     models, found = harness.measured_models(opts, ["beam-15"])
     assert found == {"reranker": ["beam-15"]} and models["reranker"]["path"] == str(model)
+
+
+@pytest.mark.skipif(not LME_DATA.exists(), reason="needs the shared LongMemEval_S file")
+def test_load_split_names_the_data_sets_and_keeps_the_split():
+    from bench.splits import load_split
+
+    sets = load_split("validation", names=("longmemeval",))
+    assert list(sets) == ["longmemeval"]
+    qids = {q.qid for q in sets["longmemeval"].questions}
+    assert qids == set(validation_ids("longmemeval"))
+    assert not qids & set(train_ids("longmemeval"))
+    assert list(load_split("train")) == ["locomo", "beam"]  # the default: what the fusion is fitted on

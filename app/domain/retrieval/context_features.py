@@ -1,0 +1,107 @@
+"""What a candidate's words and its neighbours say about a question, as ranking features (pure).
+
+The signals score a turn alone. Two things they miss, both general to conversation:
+
+- **How much of the question a turn covers.** BM25 sums over shared terms; it does not say that a
+  turn holds *all* of "which city did the conference move to" rather than "city" five times. Per
+  candidate: the share of the question's content words it holds (`q_cover`), the same weighted by
+  how rare each word is among this question's candidates (`q_cover_idf`), and how many of the names
+  the question spells with a capital it holds (`q_names`). Words are compared by a crude stem
+  (lower case, a plural or verb ending cut), so "moved" meets "moving".
+- **The exchange around it.** An answer is often the reply to the turn that matches the question
+  ("Where did you go?" — "Lisbon, in May!"), or the turn before the one that does. Per candidate: the
+  dense and lexical relevance (score over the question's best) and the coverage of the candidate
+  just before and just after it in the same conversation, where those are candidates too and no
+  more than `EXCHANGE_GAP_S` apart (a longer pause ends an exchange); whether the turn is itself a
+  question; and whether the one before it is.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from app.domain.layers.text import STOPWORDS, words
+
+CONTEXT_FEATURES = ("q_cover", "q_cover_idf", "q_names", "is_question",
+                    "prev_found", "prev_dense_rel", "prev_lexical_rel", "prev_cover", "prev_question",
+                    "next_found", "next_dense_rel", "next_lexical_rel", "next_cover")
+EXCHANGE_GAP_S = 1800.0
+_ENDINGS = ("ing", "ed", "es", "s")
+_QUESTION_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "did",
+                             "does", "do", "is", "are", "was", "were", "has", "have", "can", "could", "would"})
+
+
+def stem(word: str) -> str:
+    w = word.lower().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    for end in _ENDINGS:
+        if w.endswith(end) and len(w) - len(end) >= 3:
+            w = w[: -len(end)]
+            break
+    return w[:-1] if w.endswith("e") and len(w) > 3 else w
+
+
+def _terms(text: str) -> set[str]:
+    return {stem(w) for w in words(text) if len(w) > 2 and w.lower() not in STOPWORDS
+            and w.lower() not in _QUESTION_WORDS}
+
+
+def _names(query: str) -> set[str]:
+    """The question's capitalised words past its first word (names, places, titles), stemmed."""
+    toks = words(query)
+    return {stem(w) for w in toks[1:] if w[:1].isupper() and w.lower() not in STOPWORDS and len(w) > 1}
+
+
+def _is_question(text: str) -> bool:
+    return text.rstrip().endswith("?")
+
+
+def context_features(items: Sequence[Any], rel: Mapping[str, Sequence[float]], query: str) -> np.ndarray:
+    """One row per item (`.event` with conversation_id, occurred_at, id, content), columns in
+    `CONTEXT_FEATURES` order. `rel`: per signal name ("dense", "lexical"), each item's score over the
+    signal's best for this question (0 where the signal did not find it)."""
+    n = len(items)
+    x = np.zeros((n, len(CONTEXT_FEATURES)), dtype=np.float64)
+    if n == 0:
+        return x
+    col = {name: i for i, name in enumerate(CONTEXT_FEATURES)}
+    q_terms = _terms(query)
+    q_names = _names(query)
+    terms = [_terms(it.event.content or "") for it in items]
+    df = {t: sum(1 for ts in terms if t in ts) for t in q_terms}
+    idf = {t: math.log(1.0 + n / (1.0 + df[t])) for t in q_terms}
+    idf_total = sum(idf.values()) or 1.0
+    cover = np.zeros(n)
+    for i, ts in enumerate(terms):
+        shared = q_terms & ts
+        cover[i] = len(shared) / len(q_terms) if q_terms else 0.0
+        x[i, col["q_cover"]] = cover[i]
+        x[i, col["q_cover_idf"]] = sum(idf[t] for t in shared) / idf_total if q_terms else 0.0
+        x[i, col["q_names"]] = float(len(q_names & ts))
+        x[i, col["is_question"]] = 1.0 if _is_question(items[i].event.content or "") else 0.0
+    dense, lexical = rel.get("dense"), rel.get("lexical")
+    order = sorted(range(n), key=lambda i: (items[i].event.conversation_id, items[i].event.occurred_at,
+                                            items[i].event.id))
+    for k, i in enumerate(order):
+        for side, j in (("prev", order[k - 1] if k > 0 else None), ("next", order[k + 1] if k + 1 < n else None)):
+            if j is None or not _adjacent(items[i].event, items[j].event):
+                continue
+            x[i, col[f"{side}_found"]] = 1.0
+            x[i, col[f"{side}_dense_rel"]] = dense[j] if dense is not None else 0.0
+            x[i, col[f"{side}_lexical_rel"]] = lexical[j] if lexical is not None else 0.0
+            x[i, col[f"{side}_cover"]] = cover[j]
+            if side == "prev":
+                x[i, col["prev_question"]] = 1.0 if _is_question(items[j].event.content or "") else 0.0
+    return x
+
+
+def _adjacent(a: Any, b: Any) -> bool:
+    return a.conversation_id == b.conversation_id and \
+        abs((a.occurred_at - b.occurred_at).total_seconds()) <= EXCHANGE_GAP_S
+

@@ -1,0 +1,77 @@
+"""Ranking features from a candidate's words and its neighbours in the exchange (`context_features`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+
+from app.domain.retrieval.context_features import CONTEXT_FEATURES, context_features, stem
+from app.domain.retrieval.features import FEATURES
+
+T0 = datetime(2024, 5, 1, 9, 0, tzinfo=timezone.utc)
+
+
+@dataclass
+class Ev:
+    id: int
+    content: str
+    occurred_at: datetime
+    conversation_id: str = "c"
+
+
+@dataclass
+class Item:
+    event: Ev
+
+
+def col(x: np.ndarray, i: int, name: str) -> float:
+    return float(x[i, CONTEXT_FEATURES.index(name)])
+
+
+def test_the_features_are_part_of_the_model_rows():
+    assert FEATURES[-len(CONTEXT_FEATURES):] == CONTEXT_FEATURES
+
+
+def test_stems_meet_across_forms():
+    assert stem("moved") == stem("moving") == stem("moves")
+    assert stem("Ana's") == "ana"
+
+
+def test_a_turn_that_holds_the_whole_question_covers_more_than_one_that_repeats_a_word():
+    items = [Item(Ev(1, "The conference moved to Porto this year.", T0)),
+             Item(Ev(2, "City, city, city: I love a big city.", T0 + timedelta(days=3)))]
+    x = context_features(items, {"dense": [0.9, 0.5], "lexical": [0.4, 1.0]},
+                         "Which city did the conference move to?")
+    assert col(x, 0, "q_cover") > col(x, 1, "q_cover") > 0
+    assert col(x, 0, "q_cover_idf") > col(x, 1, "q_cover_idf")
+
+
+def test_names_in_the_question_are_counted():
+    items = [Item(Ev(1, "Noor said the trip to Kyoto is on.", T0)), Item(Ev(2, "The trip is on.", T0 + timedelta(days=1)))]
+    x = context_features(items, {}, "When is Noor going to Kyoto?")
+    assert col(x, 0, "q_names") == 2.0 and col(x, 1, "q_names") == 0.0
+
+
+def test_the_reply_to_a_matching_question_knows_its_neighbour():
+    items = [Item(Ev(11, "Lisbon, in May!", T0 + timedelta(seconds=30))),   # fused order: the reply first
+             Item(Ev(10, "Where did you go on holiday?", T0)),
+             Item(Ev(12, "Nice. Anything else new?", T0 + timedelta(hours=5)))]  # after a long pause
+    x = context_features(items, {"dense": [0.2, 1.0, 0.3], "lexical": [0.0, 1.0, 0.0]},
+                         "Where did they go on holiday?")
+    assert col(x, 0, "prev_found") == 1.0 and col(x, 0, "prev_question") == 1.0
+    assert col(x, 0, "prev_dense_rel") == 1.0 and col(x, 0, "prev_lexical_rel") == 1.0
+    assert col(x, 1, "next_found") == 1.0 and col(x, 1, "next_dense_rel") == 0.2
+    assert col(x, 1, "is_question") == 1.0 and col(x, 0, "is_question") == 0.0
+    assert col(x, 2, "prev_found") == 0.0  # five hours later: another exchange
+    assert col(x, 0, "next_found") == 0.0
+
+
+def test_turns_of_another_conversation_are_not_neighbours():
+    items = [Item(Ev(1, "Where did you go?", T0, "a")), Item(Ev(2, "Lisbon!", T0 + timedelta(seconds=5), "b"))]
+    x = context_features(items, {"dense": [1.0, 1.0]}, "Where did they go?")
+    assert col(x, 1, "prev_found") == 0.0 and col(x, 0, "next_found") == 0.0
+
+
+def test_no_items_no_rows():
+    assert context_features([], {}, "anything?").shape == (0, len(CONTEXT_FEATURES))
