@@ -144,6 +144,9 @@ class Settings(RecipeSettings):  # type: ignore[misc, valid-type]
     # a bigger chunk pads less: 256 indexed at 93% of the raw embedder (worker alone 99%), 64 at 83%
     # (88%), same run (docs/scaling.md). Smaller spreads one post over more workers.
     index_chunk_size: int = 256
+    # A worker that serves the default queue (embed, gate) loads the embedder as its process starts,
+    # in the background (workers/celery_app.py); off: on the first task that encodes (docs/operations.md).
+    worker_preload_embedder: bool = True
     sweep_interval_s: float = 30.0
     sweep_stale_after_s: float = 60.0
     task_max_retries: int = 8

@@ -91,8 +91,9 @@ def serves_embedder(app: Celery) -> bool:
 @worker_process_init.connect
 def _preload_embedder(**_kwargs) -> None:
     """Load the embedder as the worker process starts, in the background (the initializer must
-    return within seconds): the first batch no longer waits for the load."""
-    if not serves_embedder(celery):
+    return within seconds): the first batch no longer waits for the load. Off with
+    PALIMPSEST_WORKER_PRELOAD_EMBEDDER=false (the first task that encodes loads it)."""
+    if not get_settings().worker_preload_embedder or not serves_embedder(celery):
         return
     from app.adapters.embedder import preload
 

@@ -1,6 +1,6 @@
 """Task: embed newly written events, one vector per event and model (`app.services.layers.embed_pending`:
-idempotent, so a redelivered task changes nothing). When it succeeds, `workers.layerbase` starts
-the layers that waited for the vectors."""
+idempotent, so a redelivered task changes nothing). It returns how many `embed` rows it marked
+done; when that is more than none, `workers.layerbase` starts the layers that waited for the vectors."""
 from __future__ import annotations
 
 import structlog

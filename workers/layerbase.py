@@ -1,6 +1,6 @@
 """What the Celery tasks of the layers share: the task shell of a conversation-level layer (late
 ack, retried with backoff; the work is `app.services.layers.run_for_pks`), the hook that starts the
-layers waiting on the embed layer when its task succeeds, and the dispatcher the tasks hand work on
+layers waiting on the embed layer when its task marked rows done, and the dispatcher the tasks hand work on
 through.
 """
 from __future__ import annotations
@@ -23,9 +23,11 @@ def dispatcher() -> Dispatcher:
 
 
 @task_postrun.connect
-def _after_embed(task=None, args=None, state=None, **_kwargs) -> None:  # noqa: ANN001
-    """The embed task lives in workers/embed.py; when it succeeds, start the layers waiting on it."""
-    if task is None or getattr(task, "name", None) != LAYERS["embed"] or state != "SUCCESS":
+def _after_embed(task=None, args=None, state=None, retval=None, **_kwargs) -> None:  # noqa: ANN001
+    """The embed task lives in workers/embed.py; when it succeeds having marked rows done (its
+    return value), start the layers waiting on it. One that marked none (a sweeper's re-send of
+    done rows, a duplicate that lost the race) sends nothing: the task that marked them kicks."""
+    if task is None or getattr(task, "name", None) != LAYERS["embed"] or state != "SUCCESS" or not retval:
         return
     try:
         layer_service.kick_after_embed(list(args[0]) if args else [], dispatcher())

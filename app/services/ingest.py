@@ -11,7 +11,8 @@ A retry that says something else under a known `event_id` (other content, speake
 raises `ChangedRetry` and the whole batch is rolled back: the log is never silently overwritten,
 and a change is never silently dropped. Work is enqueued only after
 the transaction commits, so a worker never sees an uncommitted event; if the broker is down the
-outbox rows written with the events let the beat sweeper send it later.
+outbox rows written with the events let the beat sweeper send it later. A tenant whose encoding
+gate is off gets no `gate` outbox rows and no gate tasks (`layers_for`).
 """
 from __future__ import annotations
 
@@ -63,11 +64,13 @@ class BadCorrection(ValueError):
 
 
 def ingest(tenant_id: int, batch: Sequence[Event], dispatcher: Dispatcher) -> list[WriteResult]:
-    """Write the batch (one transaction), then enqueue every layer's work for the events it created."""
-    layers = list(LAYERS)
+    """Write the batch (one transaction), then enqueue the work of each layer it wrote outbox rows
+    for (the gate's only when the tenant's gate is on), for the events it created."""
     try:
         with get_engine().begin() as conn:
-            results = write_batch(conn, tenant_id, batch, layers)
+            mode = tenants.tenant_gate_mode(conn, tenant_id, get_settings().gate_mode_default)
+            layers = layers_for(mode)
+            results = write_batch(conn, tenant_id, batch, layers, mode=mode)
     except IntegrityError as exc:  # two corrections of one event committed at once: the later one loses
         if "uq_events_supersedes" not in str(exc.orig):
             raise
@@ -80,16 +83,24 @@ def ingest(tenant_id: int, batch: Sequence[Event], dispatcher: Dispatcher) -> li
     return results
 
 
+def layers_for(gate_mode: str) -> list[str]:
+    """The layers an event of a tenant with this gate mode gets outbox rows (and tasks) for: all,
+    less the gate's when the gate is off (no layer then waits for it: `DEPENDS` counts pending rows)."""
+    return [layer for layer in LAYERS if gate_mode != "off" or layer != GATE_LAYER]
+
+
 def write_batch(
-    conn: Connection, tenant_id: int, batch: Sequence[Event], layers: list[str], now: datetime | None = None
+    conn: Connection, tenant_id: int, batch: Sequence[Event], layers: list[str], now: datetime | None = None,
+    mode: str | None = None,
 ) -> list[WriteResult]:
     """Write a batch inside the caller's transaction, with an outbox row per created event and layer
-    (nothing is enqueued: see `ingest`); returns one result per input, in order."""
+    (nothing is enqueued: see `ingest`); returns one result per input, in order. `mode`: the
+    tenant's gate mode when the caller read it already."""
     now = now or datetime.now(timezone.utc)
     batch = [with_event_id(ev) for ev in batch]
     to_write, repeats = plan_batch(batch)
     s = get_settings()
-    mode = tenants.tenant_gate_mode(conn, tenant_id, s.gate_mode_default)
+    mode = mode or tenants.tenant_gate_mode(conn, tenant_id, s.gate_mode_default)
     decisions: dict[int, gate.GateDecision] = {}
     if mode == "off":
         layers = [layer for layer in layers if layer != GATE_LAYER]

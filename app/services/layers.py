@@ -51,7 +51,9 @@ INCREMENTAL = os.environ.get("PALIMPSEST_INCREMENTAL_LAYERS", "1") not in ("0", 
 
 
 def embed_pending(pks: list[int], engine: Engine | None = None) -> int:
-    """Embed those of `pks` whose `embed` row is pending; returns how many were embedded."""
+    """Embed those of `pks` whose `embed` row is pending; returns how many `embed` rows this call
+    marked done. 0: nothing was pending (a re-sent task), or a concurrent task embedding the same
+    events committed first; then that task, not this one, starts the layers waiting on them."""
     engine = engine or get_engine()
     with engine.connect() as conn:
         todo = outbox.pending_among(conn, EMBED, pks)
@@ -64,8 +66,7 @@ def embed_pending(pks: list[int], engine: Engine | None = None) -> int:
         vectors.upsert_embeddings(conn, embedder.name, [(pk, t, c) for pk, t, c, _, _ in rows], vecs)
         # its session's date (and, when set, the turn it answers): issue #17 item 6
         findable.write(conn, [r[0] for r in rows], previous=get_settings().findable_previous)
-        outbox.mark_done(conn, EMBED, [r[0] for r in rows])
-    return len(rows)
+        return outbox.mark_done(conn, EMBED, [r[0] for r in rows])
 
 
 def mark_failed(layer: str, pks: list[int], error: str, engine: Engine | None = None) -> None:
@@ -163,7 +164,9 @@ def kick(finished_layer: str, convs: list[tuple[int, str]], dispatcher: Dispatch
 
 
 def kick_after_embed(pks: list[int], dispatcher: Dispatcher) -> dict[str, int]:
-    """The embed layer finished these events: start the layers waiting on it in their conversations."""
+    """The embed layer finished these events: start the layers waiting on it in their conversations.
+    Called by the embed task that marked their rows done (`embed_pending` > 0), never by one that
+    found them done: that one changed nothing any layer waits for."""
     with get_engine().connect() as conn:
         convs = event_store.conversations_of(conn, pks)
     return kick(EMBED, convs, dispatcher)

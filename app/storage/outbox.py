@@ -58,13 +58,16 @@ def mark_enqueued(conn: Connection, layer: str, pks: list[int]) -> None:
         )
 
 
-def mark_done(conn: Connection, layer: str, pks: list[int]) -> None:
-    if pks:
-        conn.execute(
-            update(IndexingState)
-            .where(IndexingState.layer == layer, IndexingState.event_pk.in_(pks), IndexingState.done_at.is_(None))
-            .values(done_at=func.now(), last_error=None)
-        )
+def mark_done(conn: Connection, layer: str, pks: list[int]) -> int:
+    """Mark those of `pks` still pending done; returns how many this call marked (a row a
+    concurrent transaction marked first is not counted)."""
+    if not pks:
+        return 0
+    return conn.execute(
+        update(IndexingState)
+        .where(IndexingState.layer == layer, IndexingState.event_pk.in_(pks), IndexingState.done_at.is_(None))
+        .values(done_at=func.now(), last_error=None)
+    ).rowcount
 
 
 def mark_failed(conn: Connection, layer: str, pks: list[int], error: str) -> None:

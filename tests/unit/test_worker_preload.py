@@ -24,3 +24,25 @@ def test_only_a_worker_on_the_default_queue_preloads_the_embedder(monkeypatch):
     queues.select([celery.conf.task_default_queue])  # `--role main`
     _preload_embedder()
     assert calls == ["preload"]
+
+
+def test_preload_off_leaves_the_load_to_the_first_task(monkeypatch):
+    from app.adapters import embedder as module
+    from app.settings import Settings
+    from workers.celery_app import _preload_embedder, celery, serves_embedder
+
+    assert Settings().worker_preload_embedder is True  # the default
+    monkeypatch.setenv("PALIMPSEST_WORKER_PRELOAD_EMBEDDER", "false")
+    off = Settings()
+    assert off.worker_preload_embedder is False  # the variable reaches the typed field
+
+    monkeypatch.setattr(celery.amqp.queues, "_consume_from", None)  # every queue: it serves the embedder
+    calls = []
+    monkeypatch.setattr(module, "preload", lambda *a, **k: calls.append("preload"))
+    assert serves_embedder(celery)
+    monkeypatch.setattr(get_settings(), "worker_preload_embedder", False)
+    _preload_embedder()
+    assert calls == []  # the first task that encodes loads it
+    monkeypatch.setattr(get_settings(), "worker_preload_embedder", True)
+    _preload_embedder()
+    assert calls == ["preload"]
