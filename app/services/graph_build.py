@@ -228,7 +228,7 @@ def _build_graph(conn: Connection, ctx: Context) -> dict:
     names = NameVectors(rules.encode, {})
     asm = Assembly(ctx.version)
     meta = [_meta(e) for e in events]
-    asm.update(meta, fold.closed_facts(), fold.tail_facts(), episodes, assertions, _vectors(names))
+    asm.update(meta, fold.closed_facts(), fold.tail_facts(), episodes, assertions, _vectors(names), delta=False)
     nodes, edges, signals = asm.rows()
     graph_store.replace_graph(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, nodes, edges)
     graph_store.set_graph_signals(conn, ctx.tenant_id, ctx.conversation_id, signals)
@@ -308,8 +308,8 @@ def _extend_graph(conn: Connection, ctx: Context) -> dict | None:
         meta.append(_meta(e))
     warm = not old_meta
     delta = asm.update(old_meta + meta, fold.closed_facts(0 if not warm else closed_from), fold.tail_facts(),
-                       episodes, assertions, _vectors(names))
-    if warm:
+                       episodes, assertions, _vectors(names), delta=warm)
+    if delta is not None:  # the assembly held: the rows it touched
         graph_store.update_graph(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, delta.node_keys,
                                  delta.nodes, delta.edge_triples, delta.edges)
         graph_store.set_graph_signals(conn, ctx.tenant_id, ctx.conversation_id, delta.signals, incremental=True)

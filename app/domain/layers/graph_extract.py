@@ -153,6 +153,8 @@ GENERIC_NOUNS = frozenset(
     gray grey chance effort plan plans goal goals dream dreams""".split()
 )
 
+_PHRASE_STOPS = STOPWORDS | CALENDAR_WORDS | _BREAK_WORDS  # words that end a concept phrase
+
 
 def concept_candidates(text: str) -> set[str]:
     """Common-noun phrases a fact is about ("pottery class", "charity race", "camping"): noun phrases
@@ -164,7 +166,7 @@ def concept_candidates(text: str) -> set[str]:
         for w in text[m.end() : m.end() + 60].split()[:4]:
             lw = w.lower().strip("'\"")
             stop = lw.rstrip(".,!?;:)")
-            if (stop in STOPWORDS or stop in CALENDAR_WORDS or stop in _BREAK_WORDS or not stop.replace("-", "").isalpha()
+            if (stop in _PHRASE_STOPS or not stop.replace("-", "").isalpha()
                     or (stop.endswith("ed") and len(stop) > 4) or (toks and stop.endswith("ing"))):
                 break  # a verb, or a participle after the noun ("a person holding ...") ends the phrase
             toks.append(stop)
@@ -180,15 +182,22 @@ def concept_candidates(text: str) -> set[str]:
     return out
 
 
+_TOPIC_NAMES = tuple(TOPICS)
+_TOPICS_OF: dict[str, tuple[int, ...]] = {}  # word -> the topics (positions in TOPICS) listing it
+for _i, _lex in enumerate(TOPICS.values()):
+    for _w in _lex:
+        _TOPICS_OF[_w] = (*_TOPICS_OF.get(_w, ()), _i)
+
+
 def topic_of(text: str) -> str:
-    """The lexicon topic with most hits among the text's words; 'general' when none."""
-    ws = [w.lower() for w in words(text)]
-    best, best_n = "general", 0
-    for name, lex in TOPICS.items():
-        n = sum(w in lex for w in ws)
-        if n > best_n:
-            best, best_n = name, n
-    return best
+    """The lexicon topic with most hits among the text's words (the first listed of those tied);
+    'general' when none."""
+    hits = [0] * len(_TOPIC_NAMES)
+    for w in words(text):
+        for i in _TOPICS_OF.get(w.lower(), ()):
+            hits[i] += 1
+    best_n = max(hits)
+    return _TOPIC_NAMES[hits.index(best_n)] if best_n else "general"
 
 
 def _kind(span: str, left_context: str, speaker_keys: set[str]) -> str:

@@ -99,9 +99,11 @@ class Assembly:
 
     def update(self, new_events: Sequence[tuple[str, str | None, str, int]], closed: Sequence[tuple[str, list[RawFact]]],
                tail: Sequence[tuple[str, list[RawFact]]], episodes: Sequence[Episode],
-               assertions: Sequence[Assertion], vectors: Encode | None) -> RowDelta:
+               assertions: Sequence[Assertion], vectors: Encode | None, delta: bool = True) -> RowDelta | None:
         """`new_events`: (id, speaker, ISO time, seq) in time order; `closed`: the events closed since
-        the last update with their facts (in order); `tail`: every open event with its facts now."""
+        the last update with their facts (in order); `tail`: every open event with its facts now.
+        Without `delta` (a full build, or an assembly made again, which write `rows()`), the rows
+        touched are not listed: None."""
         nodes: set[str] = set()
         triples: set[Triple] = set()
         for eid, speaker, at, seq in new_events:
@@ -193,7 +195,7 @@ class Assembly:
             self.time_total.subtract(self.time_counts.get(eid, Counter()))
             self.time_counts[eid] = _time_counts(self.facts.get(eid, ()))
             self.time_total.update(self.time_counts[eid])
-        return self._delta(nodes, triples, signals)
+        return self._delta(nodes, triples, signals) if delta else None
 
     # ---------------------------------------------------------------- facts and facet points
 

@@ -143,9 +143,14 @@ def _is_cap(tok: str, models: bool = False) -> bool:
     return (tok[:1].isupper() and tok[:1].isalpha()) or (models and bool(_CAMEL.fullmatch(tok)))
 
 
+@lru_cache(maxsize=1 << 16)
 def _clean_tok(tok: str) -> str:
     tok = tok.rstrip(".-")
     return re.sub(r"['’]s$", "", tok)
+
+
+_TITLE_WORDS = TITLES | NAME_PREFIXES
+_NOT_OPENING = NOT_NAMES | CALENDAR_WORDS  # (also no title's name)
 
 
 @lru_cache(maxsize=65536)
@@ -163,8 +168,8 @@ def _spans(text: str, known: Container[str], common: Container[str], models: boo
         while i < n:
             tok = toks[i]
             title = None
-            if (_clean_tok(tok).lower() in TITLES | NAME_PREFIXES and i + 1 < n and _is_cap(toks[i + 1])
-                    and _clean_tok(toks[i + 1]).lower() not in NOT_NAMES | CALENDAR_WORDS):
+            if (_clean_tok(tok).lower() in _TITLE_WORDS and i + 1 < n and _is_cap(toks[i + 1])
+                    and _clean_tok(toks[i + 1]).lower() not in _NOT_OPENING):
                 title = tok  # "Dr. Okafor": the title belongs to the name
                 i += 1
                 tok = toks[i]
