@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -47,15 +48,16 @@ def stem(word: str) -> str:
     return w[:-1] if w.endswith("e") and len(w) > 3 else w
 
 
-def _terms(text: str) -> set[str]:
-    return {stem(w) for w in words(text) if len(w) > 2 and w.lower() not in STOPWORDS
-            and w.lower() not in _QUESTION_WORDS}
+@lru_cache(maxsize=8192)  # the same turns are candidates of many questions
+def _terms(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in words(text) if len(w) > 2 and w.lower() not in STOPWORDS
+                     and w.lower() not in _QUESTION_WORDS)
 
 
-def _names(query: str) -> set[str]:
+def _names(query: str) -> frozenset[str]:
     """The question's capitalised words past its first word (names, places, titles), stemmed."""
     toks = words(query)
-    return {stem(w) for w in toks[1:] if w[:1].isupper() and w.lower() not in STOPWORDS and len(w) > 1}
+    return frozenset(stem(w) for w in toks[1:] if w[:1].isupper() and w.lower() not in STOPWORDS and len(w) > 1)
 
 
 def _is_question(text: str) -> bool:
@@ -86,7 +88,7 @@ def context_features(items: Sequence[Any], rel: Mapping[str, Sequence[float]], q
         x[i, col["q_names"]] = float(len(q_names & ts))
         x[i, col["is_question"]] = 1.0 if _is_question(items[i].event.content or "") else 0.0
     dense, lexical = rel.get("dense"), rel.get("lexical")
-    order = sorted(range(n), key=lambda i: (items[i].event.conversation_id, items[i].event.occurred_at,
+    order = sorted(range(n), key=lambda i: (_conversation(items[i].event), items[i].event.occurred_at,
                                             items[i].event.id))
     for k, i in enumerate(order):
         for side, j in (("prev", order[k - 1] if k > 0 else None), ("next", order[k + 1] if k + 1 < n else None)):
@@ -101,7 +103,11 @@ def context_features(items: Sequence[Any], rel: Mapping[str, Sequence[float]], q
     return x
 
 
+def _conversation(event: Any) -> str:
+    return getattr(event, "conversation_id", None) or ""
+
+
 def _adjacent(a: Any, b: Any) -> bool:
-    return a.conversation_id == b.conversation_id and \
+    return _conversation(a) == _conversation(b) and \
         abs((a.occurred_at - b.occurred_at).total_seconds()) <= EXCHANGE_GAP_S
 

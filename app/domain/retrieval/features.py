@@ -6,8 +6,8 @@ candidate, its rank there (`MISSING_RANK` when not), its raw score (0 when not) 
 the signal's best score for this question. Then: how many signals found it, today's weighted-RRF
 score and rank, the recency of the event among the candidates, the reweight's factors as facts
 (inside the question's time window, said by a person the question names, the asker's own turn,
-surprise, salience, superseded), the intent (one-hot, confidence), the turn's length and role, and
-its stored heat. Only what the query gathers and hydrates anyway: no statement is added.
+surprise, salience, superseded), the intent (one-hot, confidence), the turn's length and role, its
+stored heat, and what its words and its neighbours in the exchange say (`context_features`). Only what the query gathers and hydrates anyway: no statement is added.
 
 `order_by_model` re-orders the fused list by a model's scores and records, per item, the score and
 the features that moved it most (`stages["learned"]`). Pure: no SQL, no files.
@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from app.domain.retrieval.context_features import CONTEXT_FEATURES, context_features
 from app.domain.retrieval.intent_rules import LABELS
 from app.domain.retrieval.separation import asker_role, names_speaker
 from app.domain.timeexpr import in_window, overlaps_window
@@ -40,7 +41,7 @@ def _names() -> tuple[str, ...]:
             "n_entities", "n_dates",
             *(f"intent_{label}" for label in LABELS), "intent_confidence",
             "len_chars", "len_words", "role_user", "role_assistant",
-            "query_words", "n_candidates"]
+            "query_words", "n_candidates", *CONTEXT_FEATURES]
     return tuple(out)
 
 
@@ -138,6 +139,9 @@ def candidate_features(items: Sequence[Any], signals: Mapping[str, Sequence[tupl
         row[col["role_assistant"]] = 1.0 if ev.role == "assistant" else 0.0
         row[col["query_words"]] = qwords
         row[col["n_candidates"]] = math.log1p(n)
+    first = col[CONTEXT_FEATURES[0]]
+    x[:, first:first + len(CONTEXT_FEATURES)] = context_features(
+        items, {s: x[:, col[f"{s}_rel"]] for s in ("dense", "lexical")}, query)
     return x
 
 
