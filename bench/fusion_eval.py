@@ -51,7 +51,8 @@ def service_answers(ds: Any, tenant_id: int, overrides: dict[str, Any], fusion_m
         scope = Scope(tenant_id=tenant_id, conversation_id=f"{ds.name}/{q.conversation_id}")
         started = time.perf_counter()
         with engine.connect() as conn:
-            out = run_query(conn, QueryInput(q.question, scope, TOP_K, BUDGET), recipe, embedder, reranker=None,
+            out = run_query(conn, QueryInput(q.question, scope, TOP_K, BUDGET, as_of=q.as_of), recipe, embedder,
+                            reranker=None,
                             llm=None, fusion_model=fusion_model)
         ms = (time.perf_counter() - started) * 1000.0
         stage_ms.append(out.timings.get("learned", out.timings.get("reweight", 0.0)))

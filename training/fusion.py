@@ -92,7 +92,7 @@ def collect(split: str, dataset: str, tenant_id: int) -> list[QueryRows]:
         rec = Recorder()
         scope = Scope(tenant_id=tenant_id, conversation_id=f"{dataset}/{q.conversation_id}")
         with engine.connect() as conn:
-            res = run_query(conn, QueryInput(q.question, scope, POOL_TOP_K, 2000), recipe, embedder,
+            res = run_query(conn, QueryInput(q.question, scope, POOL_TOP_K, 2000, as_of=q.as_of), recipe, embedder,
                             reranker=None, llm=None, fusion_model=rec)
         ids = [str(it.event.event_id) for it in res.items]
         x = rec.rows if rec.rows is not None else np.zeros((0, 0))
