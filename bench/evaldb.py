@@ -17,6 +17,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from bench.golden import ROOT, _env, ingest
 
@@ -40,6 +41,17 @@ def attach(var_dir: Path | None = None) -> int:
     if tid is None:
         raise SystemExit(f"no tenant {TENANT!r} under {var_dir}: run python -m bench.evaldb build first")
     return int(tid)
+
+
+def built_conversations(engine: Any, tenant_id: int, dataset: str) -> set[str]:
+    """The conversations of `dataset` the database holds (LongMemEval_S: the haystacks it was built
+    with, a subset of the split)."""
+    from sqlalchemy import text
+
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT DISTINCT conversation_id FROM layer_runs WHERE tenant_id = :t "
+                                 "AND conversation_id LIKE :p"), {"t": tenant_id, "p": f"{dataset}/%"}).all()
+    return {r[0].split("/", 1)[1] for r in rows}
 
 
 def build(data_dir: Path, var_dir: Path, longmemeval: int = 0, split: str = "all", lme_only: bool = False) -> int:

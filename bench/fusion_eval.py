@@ -121,7 +121,7 @@ def evaluate(tenant_id: int, only: tuple[str, ...] | None = None, prefetch: bool
     if "longmemeval" in sets:  # the haystacks the database was built with
         from bench.datasets import subset
         from app.storage.db import get_engine
-        from training.fusion import built_conversations
+        from bench.evaldb import built_conversations
 
         sets["longmemeval"] = subset(sets["longmemeval"], only=tuple(sorted(
             built_conversations(get_engine(), tenant_id, "longmemeval"))))

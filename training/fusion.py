@@ -78,6 +78,7 @@ def collect(split: str, dataset: str, tenant_id: int) -> list[QueryRows]:
     engine = get_engine()
     out: list[QueryRows] = []
     t0 = time.perf_counter()
+    from bench.evaldb import built_conversations
     from bench.splits import load_split
 
     ds = load_split(split, names=(dataset,))[dataset]
@@ -103,17 +104,6 @@ def collect(split: str, dataset: str, tenant_id: int) -> list[QueryRows]:
         if len(out) % 50 == 0:
             print(f"{split} {dataset}: {len(out)} questions, {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     return out
-
-
-def built_conversations(engine: Any, tenant_id: int, dataset: str) -> set[str]:
-    """The conversations of `dataset` the database holds (LongMemEval_S: the haystacks it was built
-    with, a subset of the split)."""
-    from sqlalchemy import text
-
-    with engine.connect() as conn:
-        rows = conn.execute(text("SELECT DISTINCT conversation_id FROM layer_runs WHERE tenant_id = :t "
-                                 "AND conversation_id LIKE :p"), {"t": tenant_id, "p": f"{dataset}/%"}).all()
-    return {r[0].split("/", 1)[1] for r in rows}
 
 
 def wait_built(engine: Any, tenant_id: int, conversation_id: str, timeout_s: float = 3600.0) -> None:
