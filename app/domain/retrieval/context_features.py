@@ -10,10 +10,11 @@ The signals score a turn alone. Two things they miss, both general to conversati
   (lower case, a plural or verb ending cut), so "moved" meets "moving".
 - **The exchange around it.** An answer is often the reply to the turn that matches the question
   ("Where did you go?" — "Lisbon, in May!"), or the turn before the one that does. Per candidate: the
-  dense and lexical relevance (score over the question's best) and the coverage of the candidate
-  just before and just after it in the same conversation, where those are candidates too and no
-  more than `EXCHANGE_GAP_S` apart (a longer pause ends an exchange); whether the turn is itself a
-  question; and whether the one before it is.
+  dense and lexical relevance (score over the question's best) and the coverage of the nearest
+  candidate before and after it in the same conversation, if one is no more than `EXCHANGE_GAP_S`
+  away (a longer pause ends an exchange; a turn between them that no signal found is skipped, as the
+  query reads nothing beyond its candidates); whether the turn is itself a question; and whether the
+  one before it is.
 """
 from __future__ import annotations
 
