@@ -53,24 +53,34 @@ def test_names_in_the_question_are_counted():
     assert col(x, 0, "q_names") == 2.0 and col(x, 1, "q_names") == 0.0
 
 
-def test_the_reply_to_a_matching_question_knows_its_neighbour():
+def test_the_reply_to_a_matching_question_carries_its_match():
     items = [Item(Ev(11, "Lisbon, in May!", T0 + timedelta(seconds=30))),   # fused order: the reply first
              Item(Ev(10, "Where did you go on holiday?", T0)),
              Item(Ev(12, "Nice. Anything else new?", T0 + timedelta(hours=5)))]  # after a long pause
     x = context_features(items, {"dense": [0.2, 1.0, 0.3], "lexical": [0.0, 1.0, 0.0]},
                          "Where did they go on holiday?")
-    assert col(x, 0, "prev_found") == 1.0 and col(x, 0, "prev_question") == 1.0
+    assert col(x, 0, "prev_found") == 1.0
     assert col(x, 0, "prev_dense_rel") == 1.0 and col(x, 0, "prev_lexical_rel") == 1.0
-    assert col(x, 1, "next_found") == 1.0 and col(x, 1, "next_dense_rel") == 0.2
+    assert col(x, 0, "prev_cover") == col(x, 1, "q_cover") > 0
     assert col(x, 1, "is_question") == 1.0 and col(x, 0, "is_question") == 0.0
+    assert col(x, 1, "prev_found") == 0.0  # nothing before the question
     assert col(x, 2, "prev_found") == 0.0  # five hours later: another exchange
-    assert col(x, 0, "next_found") == 0.0
+
+
+def test_a_statement_lends_its_match_to_no_neighbour():
+    """Three statements a minute apart: the one that matches stays the only one with the match."""
+    items = [Item(Ev(1, "I adopted a puppy last weekend.", T0)),
+             Item(Ev(2, "My sister is getting married in Lisbon.", T0 + timedelta(minutes=1))),
+             Item(Ev(3, "We repainted the kitchen.", T0 + timedelta(minutes=2)))]
+    x = context_features(items, {"dense": [0.4, 1.0, 0.2]}, "Where is the wedding?")
+    assert [col(x, i, "prev_found") for i in range(3)] == [0.0, 0.0, 0.0]
+    assert [col(x, i, "prev_dense_rel") for i in range(3)] == [0.0, 0.0, 0.0]
 
 
 def test_turns_of_another_conversation_are_not_neighbours():
     items = [Item(Ev(1, "Where did you go?", T0, "a")), Item(Ev(2, "Lisbon!", T0 + timedelta(seconds=5), "b"))]
     x = context_features(items, {"dense": [1.0, 1.0]}, "Where did they go?")
-    assert col(x, 1, "prev_found") == 0.0 and col(x, 0, "next_found") == 0.0
+    assert col(x, 1, "prev_found") == 0.0 and col(x, 0, "prev_found") == 0.0
 
 
 def test_no_items_no_rows():

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from types import SimpleNamespace
 
 import numpy as np
@@ -115,3 +115,23 @@ def test_shipped_model_loads_and_scores_deterministically():
 
 def test_recipe_has_the_learned_stage():
     assert "learned" in Recipe.stages() and Recipe.setting("learned") == "learned_enabled"
+
+
+@pytest.mark.skipif(not MODEL_FILE.exists(), reason="no fusion model shipped yet")
+def test_shipped_model_puts_the_answering_turn_above_its_neighbours():
+    """Three statements a minute apart, one of them the answer by a wide dense margin: the turns on
+    either side of it must not outrank it for sitting next to it."""
+    t0 = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
+    texts = [("Maya", "I adopted a golden retriever puppy named Biscuit last weekend.", 0.191),
+             ("Leo", "My sister is getting married in Lisbon this October.", 0.491),
+             ("Maya", "We repainted the kitchen a pale shade of green.", 0.095)]
+    evs = [ev(11 + i, sp, text, t0 + timedelta(minutes=i)) for i, (sp, text, _) in enumerate(texts)]
+    for e in evs:
+        e.conversation_id = "c"
+    order = sorted(range(3), key=lambda i: -texts[i][2])
+    items = [RankedItem(evs[i], 1.0 / (60 + r), {"dense": {"rank": r, "score": texts[i][2]}})
+             for r, i in enumerate(order, start=1)]
+    signals = {"dense": [(evs[i].id, texts[i][2]) for i in order]}
+    x = candidate_features(items, signals, query="Where is the wedding?", intent=None, signals_of={})
+    scores = FusionRanker.load(MODEL_FILE).score(x)
+    assert items[int(np.argmax(scores))].event.speaker == "Leo"

@@ -8,13 +8,14 @@ The signals score a turn alone. Two things they miss, both general to conversati
   how rare each word is among this question's candidates (`q_cover_idf`), and how many of the names
   the question spells with a capital it holds (`q_names`). Words are compared by a crude stem
   (lower case, a plural or verb ending cut), so "moved" meets "moving".
-- **The exchange around it.** An answer is often the reply to the turn that matches the question
-  ("Where did you go?" — "Lisbon, in May!"), or the turn before the one that does. Per candidate: the
-  dense and lexical relevance (score over the question's best) and the coverage of the nearest
-  candidate before and after it in the same conversation, if one is no more than `EXCHANGE_GAP_S`
-  away (a longer pause ends an exchange; a turn between them that no signal found is skipped, as the
-  query reads nothing beyond its candidates); whether the turn is itself a question; and whether the
-  one before it is.
+- **The question it answers.** An answer is often the reply to the turn that matches the question
+  ("Where did you go?" — "Lisbon, in May!"). Per candidate, when the nearest candidate before it in
+  the same conversation is a question no more than `EXCHANGE_GAP_S` earlier (a longer pause ends an
+  exchange; a turn between them that no signal found is not read, as the query reads nothing beyond
+  its candidates): that question's dense and lexical relevance (score over the question's best) and
+  its coverage. Only a question lends its match: a statement next to the one that matches is not
+  thereby an answer (measured: with every neighbour's relevance, and the next turn's too, the turns
+  on either side of the one answer in a three-turn conversation outranked it).
 """
 from __future__ import annotations
 
@@ -28,8 +29,7 @@ import numpy as np
 from app.domain.layers.text import STOPWORDS, words
 
 CONTEXT_FEATURES = ("q_cover", "q_cover_idf", "q_names", "is_question",
-                    "prev_found", "prev_dense_rel", "prev_lexical_rel", "prev_cover", "prev_question",
-                    "next_found", "next_dense_rel", "next_lexical_rel", "next_cover")
+                    "prev_found", "prev_dense_rel", "prev_lexical_rel", "prev_cover")
 EXCHANGE_GAP_S = 1800.0
 _ENDINGS = ("ing", "ed", "es", "s")
 _QUESTION_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "did",
@@ -91,16 +91,14 @@ def context_features(items: Sequence[Any], rel: Mapping[str, Sequence[float]], q
     dense, lexical = rel.get("dense"), rel.get("lexical")
     order = sorted(range(n), key=lambda i: (_conversation(items[i].event), items[i].event.occurred_at,
                                             items[i].event.id))
-    for k, i in enumerate(order):
-        for side, j in (("prev", order[k - 1] if k > 0 else None), ("next", order[k + 1] if k + 1 < n else None)):
-            if j is None or not _adjacent(items[i].event, items[j].event):
-                continue
-            x[i, col[f"{side}_found"]] = 1.0
-            x[i, col[f"{side}_dense_rel"]] = dense[j] if dense is not None else 0.0
-            x[i, col[f"{side}_lexical_rel"]] = lexical[j] if lexical is not None else 0.0
-            x[i, col[f"{side}_cover"]] = cover[j]
-            if side == "prev":
-                x[i, col["prev_question"]] = 1.0 if _is_question(items[j].event.content or "") else 0.0
+    for k, i in enumerate(order[1:], start=1):
+        j = order[k - 1]
+        if not _adjacent(items[i].event, items[j].event) or not _is_question(items[j].event.content or ""):
+            continue
+        x[i, col["prev_found"]] = 1.0
+        x[i, col["prev_dense_rel"]] = dense[j] if dense is not None else 0.0
+        x[i, col["prev_lexical_rel"]] = lexical[j] if lexical is not None else 0.0
+        x[i, col["prev_cover"]] = cover[j]
     return x
 
 
