@@ -56,3 +56,13 @@ def test_a_text_is_scanned_once():
     s.matches("so I left")
     s.matches("so I left")
     assert s.matches.cache_info().hits == 1
+
+
+def test_a_pattern_with_a_top_level_alternative_is_not_gated():
+    lead = r"\bI\b"
+    rx = re.compile(lead + r"\s+left|gone")  # "gone" can match where no "I" stands
+    s = RuleScanner([rx], leads=(lead,), cache=0)
+    assert s._gate == [None]
+    assert [m.group(0) for m in s.matches("all gone, so I left")[0]] == ["gone", "I left"]
+    assert RuleScanner([re.compile(lead + r"\s+(?:left|went)")], leads=(lead,), cache=0)._gate != [None]
+    assert RuleScanner([re.compile(lead + r"\s+[|]")], leads=(lead,), cache=0)._gate != [None]

@@ -28,6 +28,27 @@ def _nonempty_lead(prefix: str) -> bool:
     return re.compile(prefix).match("") is None
 
 
+def _top_level_alternation(pattern: str) -> bool:
+    """True when `pattern` has a `|` outside every group and class ("LEAD x|y" may match at "y")."""
+    depth, in_class, escaped = 0, False, False
+    for ch in pattern:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            return True
+    return False
+
+
 class RuleScanner:
     """The matches of `patterns` in a text, by rule index, each rule's in text order: exactly what
     `{i: tuple(rx.finditer(text)) for i, rx in enumerate(patterns)}` gives, rules without a match left out.
@@ -40,7 +61,8 @@ class RuleScanner:
         self._lookahead: dict[tuple[str, int], re.Pattern[str]] = {}
         usable = [lead for lead in leads if _nonempty_lead(lead)]
         for rx in self.patterns:
-            lead = next((p for p in usable if rx.pattern.startswith(p)), None)
+            lead = None if _top_level_alternation(rx.pattern) else \
+                next((p for p in usable if rx.pattern.startswith(p)), None)
             key = None if lead is None else (lead, rx.flags)
             if key is not None and key not in self._lookahead:
                 self._lookahead[key] = re.compile(f"(?=(?:{lead}))", rx.flags)
