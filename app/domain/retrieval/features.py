@@ -7,7 +7,8 @@ the signal's best score for this question. Then: how many signals found it, toda
 score and rank, the recency of the event among the candidates, the reweight's factors as facts
 (inside the question's time window, said by a person the question names, the asker's own turn,
 surprise, salience, superseded), the intent (one-hot, confidence), the turn's length and role, its
-stored heat, and what its words and its neighbours in the exchange say (`context_features`). Only what the query gathers and hydrates anyway: no statement is added.
+stored heat, and what its words and the question it replies to say (`context_features`). Only what
+the query gathers and hydrates anyway: no statement is added.
 
 `order_by_model` re-orders the fused list by a model's scores and records, per item, the score and
 the features that moved it most (`stages["learned"]`). Pure: no SQL, no files.
