@@ -44,6 +44,35 @@ def _env(var_dir: Path) -> None:
     os.environ["PALIMPSEST_LOG_LEVEL"] = "WARNING"
 
 
+def fresh_var_dir(var_dir: Path) -> Path:
+    """An empty `var_dir` for this process's embedded stack (a previous run's PostgreSQL and Redis
+    there stopped first), with the environment pointed at it (`_env`); the resolved path."""
+    import shutil
+
+    from app.embedded import stop_postgres, stop_redis
+
+    var_dir = var_dir.resolve()
+    if var_dir.exists():
+        stop_postgres(var_dir)
+        stop_redis(var_dir)
+        shutil.rmtree(var_dir)
+    var_dir.mkdir(parents=True)
+    _env(var_dir)
+    return var_dir
+
+
+def embedded_database():  # noqa: ANN201
+    """This process's embedded PostgreSQL (under the var dir `_env` named), started and migrated to
+    head; its engine."""
+    from app.runtime import database_url, install
+    from app.storage.db import get_engine
+    from app.storage.migrate import upgrade
+
+    install()  # this process is its own runtime: the embedded server under var_dir
+    upgrade(database_url())
+    return get_engine()
+
+
 def load_sets(data_dir: Path):  # noqa: ANN201
     from bench.datasets import load_beam, load_locomo, subset
 
@@ -62,16 +91,11 @@ def ingest(datasets, tenant: str = "golden") -> int:  # noqa: ANN001
     from app.services.ingest import write_batch
     from app.storage import outbox
     from app.storage import tenants
-    from app.storage.db import connect, get_engine, refresh_statistics
+    from app.storage.db import connect, refresh_statistics
     from app.services.layers import embed_pending, process_conversation
     from app.domain.layer_registry import LAYERS
 
-    from app.runtime import database_url, install
-    from app.storage.migrate import upgrade
-
-    install()  # this process is its own runtime: the embedded server under var_dir
-    upgrade(database_url())
-    engine = get_engine()
+    engine = embedded_database()
     with engine.begin() as conn:
         tid = tenants.create_tenant(conn, tenant)
     for ds in datasets:

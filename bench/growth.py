@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 import time
 from datetime import datetime, timezone
@@ -44,12 +43,6 @@ LAYER_ORDER = ("gate", "consolidate", "surprise", "engrams", "graph")
 STATEFUL = ("gate", "surprise", "engrams")
 AFTER_EMBED = ("gate", "consolidate", "graph")  # the stateful layers that wait for the vectors
 BATCH = 20
-
-
-def _env(var_dir: Path) -> None:
-    from bench.golden import _env as golden_env
-
-    golden_env(var_dir)
 
 
 def _events(data_dir: Path, n: int, seed: int = 7) -> list[dict[str, Any]]:
@@ -116,21 +109,12 @@ class Grower:
 def run(sizes: list[int], data_dir: Path, var_dir: Path, log=print, on_point=None) -> dict[str, Any]:  # noqa: ANN001
     top = max(sizes)
     events = _events(data_dir, top + 4 * BATCH * len(sizes))
-    if var_dir.exists():
-        from app.embedded import stop_postgres
-
-        stop_postgres(var_dir)
-        shutil.rmtree(var_dir)
-    var_dir.mkdir(parents=True)
-    _env(var_dir.resolve())
-    from app.runtime import database_url, install
     from app.storage import tenants
-    from app.storage.db import get_engine
-    from app.storage.migrate import upgrade
+    from bench.golden import embedded_database, fresh_var_dir
 
-    install()
-    upgrade(database_url())
-    with get_engine().begin() as conn:
+    var_dir = fresh_var_dir(var_dir)
+    engine = embedded_database()
+    with engine.begin() as conn:
         tid = tenants.create_tenant(conn, "growth")
     g = Grower(tid, "growth-1", events)
     points, grow_s, t_start = [], 0.0, time.perf_counter()
@@ -164,7 +148,7 @@ def run(sizes: list[int], data_dir: Path, var_dir: Path, log=print, on_point=Non
             on_point(_result(sizes, points, t_start, grow_s))
     from app.embedded import stop_postgres
 
-    get_engine().dispose()
+    engine.dispose()
     stop_postgres(var_dir)
     return _result(sizes, points, t_start, grow_s)
 

@@ -24,14 +24,13 @@ reported apart. Results: bench/results/growth-live-<stamp>.{json,md}.
 from __future__ import annotations
 
 import os
-import shutil
 import statistics
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from bench.growth import AFTER_EMBED, BATCH, STATEFUL, Grower, _commit, _env, _events, parser, run_cli
+from bench.growth import AFTER_EMBED, BATCH, STATEFUL, Grower, _commit, _events, parser, run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 ARMS = ("routed", "unrouted")
@@ -118,22 +117,12 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def run(sizes: list[int], batches: int, data_dir: Path, var_dir: Path, log=print, on_point=None,  # noqa: ANN001
         warmup: int = 2) -> dict[str, Any]:
     events = _events(data_dir, max(sizes) + 2 * (warmup + batches) * BATCH * len(sizes) + BATCH)
-    if var_dir.exists():
-        from app.embedded import stop_postgres, stop_redis
-
-        stop_postgres(var_dir)
-        stop_redis(var_dir)
-        shutil.rmtree(var_dir)
-    var_dir.mkdir(parents=True)
-    _env(var_dir.resolve())
-    from app.runtime import database_url, install
     from app.storage import tenants
-    from app.storage.db import get_engine
-    from app.storage.migrate import upgrade
+    from bench.golden import embedded_database, fresh_var_dir
 
-    install()
-    upgrade(database_url())
-    with get_engine().begin() as conn:
+    var_dir = fresh_var_dir(var_dir)
+    engine = embedded_database()
+    with engine.begin() as conn:
         tid = tenants.create_tenant(conn, "growth-live")
         key = tenants.create_key(conn, tid, scopes=("read", "write"))
     g = Grower(tid, "growth-live-1", events)
@@ -143,14 +132,14 @@ def run(sizes: list[int], batches: int, data_dir: Path, var_dir: Path, log=print
         _grow(g, size)
         log(f"grown to {g.pos} events in {time.perf_counter() - t0:.0f} s")
         order = ARMS if i % 2 == 0 else ARMS[::-1]  # alternate which arm runs on the longer log
-        point = {"size": g.pos, "arms": {name: arm(name, g, key, var_dir.resolve(), batches, warmup, log)
+        point = {"size": g.pos, "arms": {name: arm(name, g, key, var_dir, batches, warmup, log)
                                          for name in order}}
         points.append(point)
         if on_point is not None:
             on_point(_result(sizes, batches, warmup, points, t_start))
     from app.embedded import stop_postgres, stop_redis
 
-    get_engine().dispose()
+    engine.dispose()
     stop_redis(var_dir)
     stop_postgres(var_dir)
     return _result(sizes, batches, warmup, points, t_start)

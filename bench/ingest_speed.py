@@ -28,7 +28,6 @@ import argparse
 import collections
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -185,27 +184,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--var-dir", type=Path, default=ROOT / "var" / "bench-ingest-speed")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     args = ap.parse_args(argv)
-    from bench.golden import _env
+    from bench.golden import embedded_database, fresh_var_dir
     from bench.growth import _commit
 
-    var_dir = args.var_dir.resolve()
-    if var_dir.exists():
-        from app.embedded import stop_postgres, stop_redis
-
-        stop_postgres(var_dir)
-        stop_redis(var_dir)
-        shutil.rmtree(var_dir)
-    var_dir.mkdir(parents=True)
-    _env(var_dir)
+    var_dir = fresh_var_dir(args.var_dir)
     os.environ.pop("PALIMPSEST_REDIS_URL", None)  # the stack's embedded Redis, not golden's default
     convs = conversations(args.data_dir, args.conversations, args.skip)
     from app.embedded import ensure_redis, stop_postgres, stop_redis
-    from app.runtime import database_url, install
-    from app.storage.db import get_engine
-    from app.storage.migrate import upgrade
 
-    install()
-    upgrade(database_url())
+    engine = embedded_database()
     ensure_redis(var_dir)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     args.out.mkdir(parents=True, exist_ok=True)
@@ -227,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{tag}: {r['events_per_s']:.2f} events/s ({r['seconds']:.1f} s)", file=sys.stderr, flush=True)
             (args.out / f"ingest-speed-{stamp}.json").write_text(json.dumps(res, indent=1) + "\n")
     finally:
-        get_engine().dispose()
+        engine.dispose()
         stop_redis(var_dir)
         stop_postgres(var_dir)
     (args.out / f"ingest-speed-{stamp}.md").write_text(markdown(res))
