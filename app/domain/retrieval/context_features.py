@@ -93,7 +93,7 @@ def context_features(items: Sequence[Any], rel: Mapping[str, Sequence[float]], q
                                             items[i].event.id))
     for k, i in enumerate(order[1:], start=1):
         j = order[k - 1]
-        if not _adjacent(items[i].event, items[j].event) or not _is_question(items[j].event.content or ""):
+        if not x[j, col["is_question"]] or not _adjacent(items[i].event, items[j].event):
             continue
         x[i, col["prev_found"]] = 1.0
         x[i, col["prev_dense_rel"]] = dense[j] if dense is not None else 0.0
