@@ -85,3 +85,15 @@ def test_turns_of_another_conversation_are_not_neighbours():
 
 def test_no_items_no_rows():
     assert context_features([], {}, "anything?").shape == (0, len(CONTEXT_FEATURES))
+
+
+def test_a_standing_instruction_and_a_preference_are_marked_and_small_talk_is_not():
+    items = [Item(Ev(1, "Always include version numbers when I ask about libraries.", T0)),
+             Item(Ev(2, "From now on, please answer in French.", T0 + timedelta(minutes=1))),
+             Item(Ev(3, "I'd rather take the train than fly.", T0 + timedelta(minutes=2))),
+             Item(Ev(4, "She is always ready for a game, and I always loved chess.", T0 + timedelta(minutes=3))),
+             Item(Ev(5, "My preferred editor is the one with split panes.", T0 + timedelta(minutes=4)))]
+    x = context_features(items, {}, "Which libraries should I use for the parser?")
+    assert [col(x, i, "standing_rule") for i in range(5)] == [1.0, 1.0, 0.0, 0.0, 0.0]
+    assert [col(x, i, "states_preference") for i in range(5)] == [0.0, 0.0, 1.0, 0.0, 1.0]
+

@@ -48,3 +48,14 @@ def test_fits_on_train_chooses_on_validation_and_records_it(tmp_path, monkeypatc
     assert results[chosen]["locomo"]["mrr"] > 0.9  # the planted signal was learned
     assert set(results[chosen]) == {"locomo", "longmemeval"}  # chosen over every validation data set
     assert doc["trained_on"] == {"locomo": ["conv-26"]}  # not the data set it was only validated on
+
+
+def test_the_context_estimate_holds_what_fits_2000_tokens_and_er_counts_only_that():
+    words = np.array([1000.0, 10.0, 600.0, 10.0])  # 1308, 21, 788, 21 tokens (estimated)
+    assert fusion.packed([0, 1, 2, 3], words) == [0, 1]  # 1308 + 21 + 788 > 2000: the first that does not fit ends it
+    x = np.zeros((4, len(FEATURES)))
+    x[:, FEATURES.index("len_words")] = words
+    r = fusion.QueryRows("locomo", "c:1", "c", "single_hop", ["a", "b", "c", "d"], x, np.array([0, 0, 0, 1.0]))
+    assert fusion.rank_scores([r], None)["locomo"]["er"] == 0.0  # gold fourth, behind a turn that does not fit
+    up = fusion.rank_scores([r], lambda rows: -rows[:, FEATURES.index("len_words")])  # short turns first
+    assert up["locomo"]["er"] == 1.0 and up["locomo"]["r@5"] == 1.0
