@@ -64,30 +64,6 @@ def service_answers(ds: Any, tenant_id: int, overrides: dict[str, Any], fusion_m
     return answers, stage_ms
 
 
-class WithReweight:
-    """The learned model with the reweight's factors applied again on top, multiplicatively on
-    exp(score) (so as log-factors added to the score): time window ×1.3, named speaker ×1.25, the
-    asker's own turn ×2, surprise ×(1 + 0.2σ), superseded (knowledge update) ×0.85. Measures whether
-    the reweight still helps once its facts are features."""
-
-    def __init__(self, model: Any):
-        self.model = model
-
-    def score(self, rows: Any) -> Any:
-        import numpy as np
-
-        from app.domain.retrieval.features import FEATURES
-
-        f = {n: rows[:, i] for i, n in enumerate(FEATURES)}
-        add = (np.log(1.3) * f["in_window"] + np.log(1.25) * f["named_speaker"] + np.log(2.0) * f["asker_turn"]
-               + np.log1p(0.2 * np.clip(f["surprise"], 0, None))
-               + np.log(0.85) * f["superseded"] * f["intent_knowledge_update"])
-        return self.model.score(rows) + add
-
-    def contributions(self, rows: Any) -> Any:
-        return self.model.contributions(rows)
-
-
 def _rows(summary: dict[str, Any], row: str) -> dict[str, float]:
     t = summary["table"].get(row) or {}
     return ({k: round(float(t.get(k, float("nan"))), 4) for k in KEYS + tuple(k for k in SESSION_KEYS if k in t)}
@@ -133,8 +109,8 @@ def evaluate(tenant_id: int, only: tuple[str, ...] | None = None, prefetch: bool
         stage: dict[str, float] = {}
         runs = [("default", {"learned": False}, None)]
         if model is not None:
-            runs += [("learned", {"learned": True}, model),
-                     ("learned + reweight on top", {"learned": True}, WithReweight(model))]
+            runs += [("learned", {"learned": True, "learned_priors": False}, model),
+                     ("learned + reweight on top", {"learned": True, "learned_priors": True}, model)]
             for label, overrides, path in json.loads(os.environ.get("PALIMPSEST_FUSION_EVAL_EXTRA") or "[]"):
                 runs.append((label, {"learned": True} | overrides, FusionRanker.load(Path(path))))
         for label, overrides, fm in runs:

@@ -139,9 +139,10 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
     learned = recipe.learned and ctx.pre.english is not False
     model = (fusion_model or installed_fusion_ranker()) if learned and ranked else None
     if model is not None:
-        # the reweight's factors are among the model's features: it does not apply again on top
+        # the reweight's factors are among the model's features; `learned_priors` applies them again on top
         ranked = learned_ranked(ranked, model, query=q.query, intent=intent, signals=signals, signals_of=sig,
-                                reference_time=None, explain=q.top_k)  # recency: before the newest candidate
+                                reference_time=None, explain=q.top_k,  # recency: before the newest candidate
+                                priors=recipe.learned_priors)
         if recipe.current_first and intent is not None and intent.label == "knowledge_update":
             ranked = current_first(ranked, signals_of=sig, events=rows, scope=q.scope, depth=recipe.reweight_depth)
         clock.lap("learned")

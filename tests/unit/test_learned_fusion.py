@@ -10,7 +10,7 @@ import pytest
 
 from app.adapters.fusion_ranker import MODEL_FILE, FusionModelUnavailable, FusionRanker
 from app.domain.recipe import Recipe
-from app.domain.retrieval.features import FEATURES, MISSING_RANK, candidate_features, order_by_model
+from app.domain.retrieval.features import FEATURES, MISSING_RANK, candidate_features, order_by_model, prior_boost
 from app.domain.retrieval.ranking import RankedItem
 
 F = {name: i for i, name in enumerate(FEATURES)}
@@ -91,6 +91,32 @@ def test_model_orders_by_its_score_and_explains_with_feature_names():
     assert len(learned["top"]) == 3 and all(t["feature"] in FEATURES for t in learned["top"])
     assert learned["top"][0]["contribution"] == pytest.approx(5.0 * 0.54)
     assert "top" not in out[2].stages["learned"]  # only the first `explain` are explained
+
+
+def test_priors_on_top_lift_the_turn_in_the_time_window_and_say_so():
+    """Two candidates the model scores alike: with priors, the one inside the question's time window
+    (×1.3) and surprising (σ 1: ×1.2) goes first, and its explanation carries the priors' part."""
+    x = np.zeros((2, len(FEATURES)))
+    col = FEATURES.index
+    x[1, col("in_window")] = 1.0
+    x[1, col("surprise")] = 1.0
+    x[0, col("surprise")] = -3.0  # a negative σ is no factor, not a penalty
+    boost = prior_boost(x)
+    assert boost[0] == 0.0 and boost[1] == pytest.approx(np.log(1.3) + np.log(1.2))
+    items = [RankedItem(SimpleNamespace(id=i), 1.0 - i / 10, {}) for i in (1, 2)]
+    plain = order_by_model(list(items), x, np.array([0.5, 0.45]), None, explain=0)
+    assert [it.event.id for it in plain] == [1, 2] and "priors" not in plain[1].stages["learned"]
+    lifted = order_by_model(list(items), x, np.array([0.5, 0.45]), None, explain=0, priors=boost)
+    assert [it.event.id for it in lifted] == [2, 1]
+    assert lifted[0].stages["learned"]["priors"] == pytest.approx(boost[1], abs=1e-6)
+    assert "priors" not in lifted[1].stages["learned"]
+
+
+def test_a_superseded_turn_is_lowered_only_for_a_knowledge_update_question():
+    x = np.zeros((2, len(FEATURES)))
+    x[:, FEATURES.index("superseded")] = 1.0
+    x[1, FEATURES.index("intent_knowledge_update")] = 1.0
+    assert prior_boost(x).tolist() == pytest.approx([0.0, np.log(0.85)])
 
 
 def test_a_model_for_other_features_is_refused():

@@ -100,10 +100,17 @@ def stem(word: str) -> str:
     return w[:-1] if w.endswith("e") and len(w) > 3 else w
 
 
+@lru_cache(maxsize=65536)  # a conversation's vocabulary: a word is looked at once, not once per turn
+def _term(word: str) -> str | None:
+    low = word.lower()
+    return None if len(word) <= 2 or low in STOPWORDS or low in _QUESTION_WORDS else stem(word)
+
+
 @lru_cache(maxsize=8192)  # the same turns are candidates of many questions
 def _terms(text: str) -> frozenset[str]:
-    return frozenset(stem(w) for w in words(text) if len(w) > 2 and w.lower() not in STOPWORDS
-                     and w.lower() not in _QUESTION_WORDS)
+    out = {_term(w) for w in words(text)}
+    out.discard(None)
+    return frozenset(out)  # type: ignore[arg-type]
 
 
 def _names(query: str) -> frozenset[str]:

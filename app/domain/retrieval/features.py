@@ -24,6 +24,7 @@ import numpy as np
 
 from app.domain.retrieval.context_features import CONTEXT_FEATURES, context_features
 from app.domain.retrieval.intent_rules import LABELS
+from app.domain.retrieval.reweight import ASKER_BETA, SPEAKER_BETA, SUPERSEDED_FACTOR, SURPRISE_ALPHA, TEMPORAL_BOOST
 from app.domain.retrieval.separation import asker_role, names_speaker
 from app.domain.timeexpr import in_window, overlaps_window
 
@@ -146,6 +147,25 @@ def candidate_features(items: Sequence[Any], signals: Mapping[str, Sequence[tupl
     return x
 
 
+# the reweight's factors on top of the learned score (`prior_boost`): True Memory eq. 4 at the
+# module's own strengths (speaker β 0.25, asker β 1), as log-factors on exp(score)
+_PRIORS = (("in_window", math.log(TEMPORAL_BOOST)), ("named_speaker", math.log1p(SPEAKER_BETA)),
+           ("asker_turn", math.log1p(ASKER_BETA)))
+
+
+def prior_boost(x: np.ndarray) -> np.ndarray:
+    """Per row of `candidate_features`: the log of the reweight's factors for that candidate (0 where
+    none applies), to add to a learned score: inside the question's time window, said by the speaker
+    the question names, the asker's own turn, surprise σ, and superseded in a knowledge-update question."""
+    col = _INDEX
+    out = np.zeros(len(x))
+    for name, log_factor in _PRIORS:
+        out += log_factor * x[:, col[name]]
+    out += np.log1p(SURPRISE_ALPHA * np.clip(x[:, col["surprise"]], 0.0, None))
+    out += math.log(SUPERSEDED_FACTOR) * x[:, col["superseded"]] * x[:, col["intent_knowledge_update"]]
+    return out
+
+
 def top_contributions(names: Sequence[str], values: np.ndarray, contrib: np.ndarray, k: int = 3
                       ) -> list[dict[str, Any]]:
     """The `k` features with the largest absolute contribution to one item's score."""
@@ -156,16 +176,20 @@ def top_contributions(names: Sequence[str], values: np.ndarray, contrib: np.ndar
 
 def order_by_model(items: list[Any], x: np.ndarray, scores: np.ndarray,
                    contributions: Callable[[np.ndarray], np.ndarray] | None, *, explain: int,
-                   names: Sequence[str] = FEATURES) -> list[Any]:
-    """The items by the model's score, best first (ties keep the fused order); each item's score
-    becomes the model's, and the first `explain` get `stages["learned"]`: score, rank before and
-    after, and the three features that contributed most (`contributions(rows) -> (rows, features[+1])`)."""
-    order = sorted(range(len(items)), key=lambda i: (-float(scores[i]), i))
+                   names: Sequence[str] = FEATURES, priors: np.ndarray | None = None) -> list[Any]:
+    """The items by the model's score (plus `priors`, `prior_boost`, when given), best first (ties
+    keep the fused order); each item's score becomes that, and the first `explain` get
+    `stages["learned"]`: score, rank before and after, the priors' part where not 0, and the three
+    features that contributed most (`contributions(rows) -> (rows, features[+1])`)."""
+    total = scores + priors if priors is not None else scores
+    order = sorted(range(len(items)), key=lambda i: (-float(total[i]), i))
     out = []
     for rank, i in enumerate(order, start=1):
         it = items[i]
-        it.score = float(scores[i])
-        it.stages["learned"] = {"score": round(float(scores[i]), 6), "rank_before": i + 1, "rank_after": rank}
+        it.score = float(total[i])
+        it.stages["learned"] = {"score": round(float(total[i]), 6), "rank_before": i + 1, "rank_after": rank}
+        if priors is not None and priors[i]:
+            it.stages["learned"]["priors"] = round(float(priors[i]), 6)
         out.append(it)
     if contributions is not None and explain > 0 and order:
         head = order[:explain]

@@ -17,7 +17,7 @@ from app.domain.event import turn_text
 from app.domain.filters import metadata_matches
 from app.domain.recipe import Recipe
 from app.domain.retrieval.abstain import AbstainModel, abstain_features, decide
-from app.domain.retrieval.features import candidate_features, order_by_model
+from app.domain.retrieval.features import candidate_features, order_by_model, prior_boost
 from app.domain.retrieval.fusion import weighted_rrf
 from app.domain.retrieval.intent import Intent
 from app.domain.retrieval.rerank import RerankCandidate, max_relevance, rerank
@@ -99,12 +99,14 @@ def fuse(signals: Mapping[str, Hits], weights: dict[str, float], rrf_k: int, row
 
 def learned_ranked(ranked: list[RankedItem], model: Any, *, query: str, intent: Intent | None,
                    signals: Mapping[str, Hits], signals_of: Mapping[int, Any], reference_time: datetime | None,
-                   explain: int) -> list[RankedItem]:
+                   explain: int, priors: bool = False) -> list[RankedItem]:
     """The fused candidates ordered by the learned model (`app.ports.FusionModel`) over their
-    features (`app.domain.retrieval.features`); the first `explain` say which features decided."""
+    features (`app.domain.retrieval.features`), with the reweight's factors on top when `priors`;
+    the first `explain` say which features decided."""
     x = candidate_features(ranked, signals, query=query, intent=intent, signals_of=signals_of,
                            reference_time=reference_time)
-    return order_by_model(ranked, x, model.score(x), model.contributions, explain=explain)
+    return order_by_model(ranked, x, model.score(x), model.contributions, explain=explain,
+                          priors=prior_boost(x) if priors else None)
 
 
 def in_scope(e: EventLike, scope: ScopeLike) -> bool:
