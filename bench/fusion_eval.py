@@ -1,12 +1,13 @@
-"""The learned fusion on the VALIDATION split, beside today's default and the plain baselines, all
+"""The learned fusion on the VALIDATION split, beside the pipeline with it off and the plain baselines, all
 from one run over the same turns:
 
     python -m training.fusion --evaluate
 
 For every validation question of LoCoMo (conv-43/44/47) and BEAM 100K (15-20), asked in-process of
 the shared development database (`bench.evaldb`): the service's default recipe (no reranker, no
-LLM, top 50, budget 2,000), the same recipe with `learned` on (the model file the product ships),
-and BM25, dense and RRF over the same turns (`bench.baselines`). Scored by `bench.evaluate`
+LLM, top 50, budget 2,000: the model file the product ships, with the reweight's factors on top),
+the same with the priors off (`learned_priors`), with the learned ranker off (weighted RRF and the
+reweight), and BM25, dense and RRF over the same turns (`bench.baselines`). Scored by `bench.evaluate`
 (r@5, r@10, all@10, mrr, er@2k; the context as the service assembles it). LoCoMo is reported with
 and without its adversarial category, BEAM without abstention. Writes
 `bench/results/fusion-validation-<date>[-<tag>].{md,json}` (tag: $PALIMPSEST_FUSION_EVAL_TAG, so a
@@ -71,7 +72,7 @@ def _rows(summary: dict[str, Any], row: str) -> dict[str, float]:
 
 
 def _cached_answers(key: str, make: Any) -> dict[str, Any]:
-    """Answers that do not depend on the model (today's default, the baselines), kept under
+    """Answers that do not depend on the model (the learned ranker off, the baselines), kept under
     var/fusion/ between runs of the same day: delete the files to ask again."""
     import pickle
 
@@ -85,7 +86,7 @@ def _cached_answers(key: str, make: Any) -> dict[str, Any]:
 
 
 def evaluate(tenant_id: int, only: tuple[str, ...] | None = None, prefetch: bool = False) -> dict[str, Any]:
-    """The report; `only`: these data sets; `prefetch`: only ask (and keep) today's default and the
+    """The report; `only`: these data sets; `prefetch`: only ask (and keep) the learned-off answers and the
     baselines, for a later run with the model."""
     from app.adapters.fusion_ranker import MODEL_FILE, FusionRanker
     from bench.baselines import baseline_answers, run_baselines
@@ -107,14 +108,14 @@ def evaluate(tenant_id: int, only: tuple[str, ...] | None = None, prefetch: bool
     for name, ds in sets.items():
         systems: dict[str, Any] = {}
         stage: dict[str, float] = {}
-        runs = [("default", {"learned": False}, None)]
+        runs = [("learned off", {"learned": False}, None)]
         if model is not None:
-            runs += [("learned", {"learned": True, "learned_priors": False}, model),
-                     ("learned + reweight on top", {"learned": True, "learned_priors": True}, model)]
+            runs += [("learned + priors (default)", {"learned": True, "learned_priors": True}, model),
+                     ("learned, priors off", {"learned": True, "learned_priors": False}, model)]
             for label, overrides, path in json.loads(os.environ.get("PALIMPSEST_FUSION_EVAL_EXTRA") or "[]"):
                 runs.append((label, {"learned": True} | overrides, FusionRanker.load(Path(path))))
         for label, overrides, fm in runs:
-            if label == "default":
+            if label == "learned off":
                 answers, ms = _cached_answers(f"{name}-default",
                                               lambda: service_answers(ds, tenant_id, overrides, fm))
             else:
@@ -177,7 +178,7 @@ def markdown(result: dict[str, Any]) -> str:
             cells = [f"{s['per_category'][c]['r@10']:.3f} / {s['per_category'][c]['mrr']:.3f}"
                      if c in s["per_category"] else "" for s in entry["systems"].values()]
             lines.append(f"| {c} | " + " | ".join(cells) + " |")
-        lines += ["", f"Median stage time (reweight for default, learned for learned): {entry['stage_p50_ms']} ms", ""]
+        lines += ["", f"Median stage time (reweight with learned off, learned otherwise): {entry['stage_p50_ms']} ms", ""]
     return "\n".join(lines)
 
 
