@@ -6,7 +6,7 @@ Per question: `rank_metrics` (r@k, all@k, mrr) and `evidence_recall` (er@budget)
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 
@@ -92,8 +92,8 @@ def evidence_recall(in_context: Iterable[str], gold: Iterable[str]) -> float:
     return len(g & set(in_context)) / len(g)
 
 
-def pack_by_budget(ranked: Sequence[str], tokens: Mapping[str, int], budget: int,
-                   separator_tokens: int = 0) -> tuple[list[str], int]:
+def pack_by_budget(ranked: Sequence[Hashable], tokens: Mapping[Hashable, float], budget: int,
+                   separator_tokens: int = 0) -> tuple[list[Any], float]:
     """A plain baseline's context: take ids in rank order while the running token total stays within
     `budget`; stop at the first one that does not fit. Returns (ids included, tokens used).
 

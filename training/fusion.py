@@ -8,8 +8,10 @@ It attaches to the shared development database (`bench.evaldb.attach()`, read on
 query service itself (`app.services.query.run_query`, default recipe with `learned` on) with a
 recording model, so the features are exactly those the service computes at query time. Questions
 with no gold among the candidates carry no signal for ranking and are left out of fitting.
-Four models are fitted on train: LightGBM lambdarank at the three sizes of `GRID` and a logistic
-regression; the one with the best validation r@10 + mrr (averaged over the data sets) is written.
+Three models are fitted on train: LightGBM lambdarank at the two sizes of `GRID` and a logistic
+regression; the one with the best validation `objective` (r@10 + mrr + er, averaged over the data
+sets, each model scored as the product ranks: with `prior_boost` on top when the default recipe adds
+it) is written.
 The candidates' rows are recorded with `current_first` off: it re-orders the list after the model.
 """
 from __future__ import annotations
@@ -176,14 +178,9 @@ def packed(order: list[int], words: np.ndarray, budget: int = 2000) -> list[int]
     """The first items of `order` a `budget`-token context holds, estimated from each turn's word
     count (`len_words`: ~1.3 word pieces a word plus ~8 for its date stamp and speaker); a stand-in
     for the assembled context when all the rows know is the candidates' features."""
-    used, out = 0.0, []
-    for i in order:
-        cost = 1.3 * float(words[i]) + 8.0
-        if used + cost > budget:
-            break
-        used += cost
-        out.append(i)
-    return out
+    from bench.metrics import pack_by_budget
+
+    return pack_by_budget(order, {i: 1.3 * float(words[i]) + 8.0 for i in order}, budget)[0]
 
 
 def rank_scores(rows: list[QueryRows], score) -> dict[str, dict[str, float]]:  # noqa: ANN001

@@ -83,10 +83,11 @@ def ingest(tenant_id: int, batch: Sequence[Event], dispatcher: Dispatcher) -> li
     return results
 
 
-def layers_for(gate_mode: str) -> list[str]:
-    """The layers an event of a tenant with this gate mode gets outbox rows (and tasks) for: all,
-    less the gate's when the gate is off (no layer then waits for it: `DEPENDS` counts pending rows)."""
-    return [layer for layer in LAYERS if gate_mode != "off" or layer != GATE_LAYER]
+def layers_for(gate_mode: str, layers: Sequence[str] = LAYERS) -> list[str]:
+    """Those of `layers` (default: all) an event of a tenant with this gate mode gets outbox rows
+    (and tasks) for: less the gate's when the gate is off (no layer then waits for it: `DEPENDS`
+    counts pending rows)."""
+    return [layer for layer in layers if gate_mode != "off" or layer != GATE_LAYER]
 
 
 def write_batch(
@@ -102,9 +103,8 @@ def write_batch(
     s = get_settings()
     mode = mode or tenants.tenant_gate_mode(conn, tenant_id, s.gate_mode_default)
     decisions: dict[int, gate.GateDecision] = {}
-    if mode == "off":
-        layers = [layer for layer in layers if layer != GATE_LAYER]
-    else:
+    layers = layers_for(mode, layers)
+    if mode != "off":
         decisions = gate_at_ingest(conn, tenant_id, batch, to_write, mode, now, s.gate_ingest_neighbours)
     ids = store.reserve_ids(conn, len(to_write))
     targets = resolve_supersedes(conn, tenant_id, batch, dict(zip(to_write, ids)))

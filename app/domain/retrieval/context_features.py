@@ -70,21 +70,14 @@ _RULE_KEYS = ("always", "never", "ever", " ask", "forward", "now on", "here on",
 _PREFERENCE_KEYS = ("prefer", "rather")
 
 
-def states_rule(text: str) -> bool:
-    """A standing instruction to the assistant: "Always X when I ask about Y", "From now on, use Z"."""
+@lru_cache(maxsize=8192)  # like `_terms`: a turn is a candidate of many questions
+def turn_kind(text: str) -> tuple[bool, bool]:
+    """(standing rule, stated preference). A standing instruction to the assistant: "Always X when I
+    ask about Y", "From now on, use Z". A preference: "I prefer ...", "I'd rather ...", "my preferred
+    ..."."""
     low = text.lower()
-    return any(k in low for k in _RULE_KEYS) and _STANDING_RULE.search(text) is not None
-
-
-def states_preference(text: str) -> bool:
-    """The speaker says what they prefer: "I prefer ...", "I'd rather ...", "my preferred ..."."""
-    low = text.lower()
-    return any(k in low for k in _PREFERENCE_KEYS) and _PREFERENCE.search(text) is not None
-
-
-@lru_cache(maxsize=8192)
-def _kind(text: str) -> tuple[bool, bool]:
-    return states_rule(text), states_preference(text)
+    return (any(k in low for k in _RULE_KEYS) and _STANDING_RULE.search(text) is not None,
+            any(k in low for k in _PREFERENCE_KEYS) and _PREFERENCE.search(text) is not None)
 
 
 def stem(word: str) -> str:
@@ -147,7 +140,7 @@ def context_features(items: Sequence[Any], rel: Mapping[str, Sequence[float]], q
         x[i, col["q_names"]] = float(len(q_names & ts))
         content = items[i].event.content or ""
         x[i, col["is_question"]] = 1.0 if _is_question(content) else 0.0
-        rule, preference = _kind(content)
+        rule, preference = turn_kind(content)
         x[i, col["standing_rule"]] = 1.0 if rule else 0.0
         x[i, col["states_preference"]] = 1.0 if preference else 0.0
     dense, lexical = rel.get("dense"), rel.get("lexical")
