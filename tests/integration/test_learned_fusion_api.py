@@ -2,6 +2,8 @@
 the ranking is today's weighted RRF and reweight, with no trace of the model."""
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from app.adapters.fusion_ranker import MODEL_FILE
@@ -49,3 +51,26 @@ def test_learned_on_explains_each_item_and_off_is_todays_ranking(client, tenant)
     assert all("fusion" in it["stages"] for it in off["items"])
     scores = [it["score"] for it in off["items"]]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_priors_on_top_are_the_default_shown_per_item_and_can_be_switched_off(client, tenant):
+    """The question names Ana: with the priors (the default) each of her turns is lifted by at least
+    the named-speaker factor (×1.25) over the model's own score, and says by how much; off, no item
+    carries a prior and each score is the model's alone."""
+    _, key = tenant
+    events = [{"conversation_id": "pets", "event_id": str(i), "speaker": s, "content": c, "occurred_at": t}
+              for i, (s, c, t) in enumerate(CONV)]
+    assert client.post("/v1/events", headers=auth(key), json={"events": events}).status_code == 200
+
+    default = ask(client, key, {})
+    off = ask(client, key, {"learned_priors": False})
+    assert default["pipeline"]["learned_priors"] is True and off["pipeline"]["learned_priors"] is False
+    assert all("priors" not in it["stages"]["learned"] for it in off["items"])
+    plain = {it["event_id"]: it["score"] for it in off["items"]}
+    anas = [it for it in default["items"] if it["speaker"] == "Ana"]
+    assert anas
+    for it in anas:
+        priors = it["stages"]["learned"]["priors"]
+        assert priors >= math.log(1.25) - 1e-6
+        if it["event_id"] in plain:
+            assert it["score"] == pytest.approx(plain[it["event_id"]] + priors, abs=1e-5)
