@@ -64,18 +64,26 @@ class Recorder:
         return np.zeros((len(rows), rows.shape[1] + 1))
 
 
+def collection_recipe() -> Any:
+    """The recipe the feature rows are recorded under: the configured one with the learned stage on
+    (`Recorder` in place of the model). current_first re-orders (and may add to) the list after the
+    model, and the priors on top would re-order it by themselves while the model scores 0: the rows
+    are the model's input, so the ids must stay the candidates in the order the rows were recorded."""
+    from app.domain.recipe import Recipe
+    from app.settings import get_settings
+
+    return Recipe.from_settings(get_settings()).with_overrides(
+        {"learned": True, "learned_priors": False, "current_first": False})
+
+
 def collect(split: str, dataset: str, tenant_id: int) -> list[QueryRows]:
     """Every question of the split with gold evidence: its candidates' features and labels."""
     from app.adapters.embedder import get_embedder
-    from app.domain.recipe import Recipe
     from app.services.query import QueryInput, run_query
-    from app.settings import get_settings
     from app.storage.candidates import Scope
     from app.storage.db import get_engine
 
-    # current_first re-orders (and may add to) the list after the model: the rows are the model's input,
-    # so the ids must be the candidates in the order the rows were recorded
-    recipe = Recipe.from_settings(get_settings()).with_overrides({"learned": True, "current_first": False})
+    recipe = collection_recipe()
     embedder = get_embedder()
     engine = get_engine()
     out: list[QueryRows] = []
@@ -100,6 +108,8 @@ def collect(split: str, dataset: str, tenant_id: int) -> list[QueryRows]:
         ids = [str(it.event.event_id) for it in res.items]
         x = rec.rows if rec.rows is not None else np.zeros((0, 0))
         assert len(ids) == len(x), f"{q.qid}: {len(ids)} candidates, {len(x)} feature rows"
+        assert all(it.stages.get("learned", {}).get("rank_before") == i for i, it in enumerate(res.items, 1)), \
+            f"{q.qid}: the candidates came back re-ordered; their ids would not match the rows"
         gold = set(q.gold)
         out.append(QueryRows(dataset, q.qid, q.conversation_id, q.category, ids, x,
                              np.array([1.0 if e in gold else 0.0 for e in ids])))

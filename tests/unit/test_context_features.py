@@ -6,7 +6,14 @@ from datetime import datetime, timedelta, timezone
 
 import numpy as np
 
-from app.domain.retrieval.context_features import CONTEXT_FEATURES, context_features, stem
+from app.domain.retrieval.context_features import (
+    CONTEXT_FEATURES,
+    SESSION_FEATURES,
+    context_features,
+    group_features,
+    session_keys,
+    stem,
+)
 from app.domain.retrieval.features import FEATURES
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=timezone.utc)
@@ -30,7 +37,7 @@ def col(x: np.ndarray, i: int, name: str) -> float:
 
 
 def test_the_features_are_part_of_the_model_rows():
-    assert FEATURES[-len(CONTEXT_FEATURES):] == CONTEXT_FEATURES
+    assert FEATURES[-len(CONTEXT_FEATURES) - len(SESSION_FEATURES):] == CONTEXT_FEATURES + SESSION_FEATURES
 
 
 def test_stems_meet_across_forms():
@@ -97,3 +104,30 @@ def test_a_standing_instruction_and_a_preference_are_marked_and_small_talk_is_no
     assert [col(x, i, "standing_rule") for i in range(5)] == [1.0, 1.0, 0.0, 0.0, 0.0]
     assert [col(x, i, "states_preference") for i in range(5)] == [0.0, 0.0, 1.0, 0.0, 1.0]
 
+
+
+def test_a_sitting_ends_at_a_six_hour_gap_and_at_another_conversation():
+    items = [Item(Ev(1, "a", T0)), Item(Ev(2, "b", T0 + timedelta(hours=5, minutes=59))),
+             Item(Ev(3, "c", T0 + timedelta(hours=12))), Item(Ev(4, "d", T0 + timedelta(minutes=1), "other"))]
+    k = session_keys(items)
+    assert k[0] == k[1] and k[2] != k[1] and k[3] != k[0] and k[3][0] == "other"
+
+
+def test_a_turn_of_a_strong_sitting_is_told_so_and_how_far_it_lies_from_the_best_of_the_others():
+    # two sittings a day apart; the second holds two candidates
+    items = [Item(Ev(1, "x", T0)), Item(Ev(2, "y", T0 + timedelta(days=1))),
+             Item(Ev(3, "z", T0 + timedelta(days=1, minutes=2)))]
+    dense, lexical, fused = np.array([0.9, 0.4, 1.0]), np.array([0.0, 0.7, 0.2]), np.array([1.0, 0.5, 0.8])
+    x = group_features(session_keys(items), dense, lexical, fused)
+    # (others, dense best, dense lead, lexical best, lexical lead, others' fused sum)
+    assert x[0].tolist() == [0.0, 0.9, 0.0, 0.0, 0.0, 0.0]  # alone: its own relevance is its sitting's best
+    assert np.allclose(x[1], [np.log1p(1), 1.0, 0.4 - 1.0, 0.7, 0.7 - 0.2, 0.8])
+    assert np.allclose(x[2], [np.log1p(1), 1.0, 1.0 - 0.4, 0.7, 0.2 - 0.7, 0.5])
+
+
+def test_the_best_of_the_others_is_the_second_best_for_the_best_and_unknown_groups_stay_alone():
+    dense = np.array([0.9, 0.5, 0.3, 1.0])
+    x = group_features(["e", "e", "e", None], dense, dense, dense)
+    assert np.allclose(x[:3, 1], 0.9) and np.allclose(x[:3, 2], [0.9 - 0.5, 0.5 - 0.9, 0.3 - 0.9])
+    assert np.allclose(x[3], [0.0, 1.0, 0.0, 1.0, 0.0, 0.0])
+    assert np.allclose(x[:3, 5], [0.8, 1.2, 1.4])

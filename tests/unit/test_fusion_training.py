@@ -59,3 +59,11 @@ def test_the_context_estimate_holds_what_fits_2000_tokens_and_er_counts_only_tha
     assert fusion.rank_scores([r], None)["locomo"]["er"] == 0.0  # gold fourth, behind a turn that does not fit
     up = fusion.rank_scores([r], lambda rows: -rows[:, FEATURES.index("len_words")])  # short turns first
     assert up["locomo"]["er"] == 1.0 and up["locomo"]["r@5"] == 1.0
+
+
+def test_rows_are_recorded_in_the_fused_order_whatever_the_default_adds_on_top():
+    # the priors on top of a recorder's all-zero scores would re-order the candidates by themselves,
+    # and the ids recorded would no longer match the feature rows (a cache collected so at stop 29
+    # scored LoCoMo r@10 0.27 in its "fused" order, against 0.69)
+    recipe = fusion.collection_recipe()
+    assert recipe.learned and not recipe.learned_priors and not recipe.current_first

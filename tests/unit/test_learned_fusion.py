@@ -10,6 +10,7 @@ import pytest
 
 from app.adapters.fusion_ranker import MODEL_FILE, FusionModelUnavailable, FusionRanker
 from app.domain.recipe import Recipe
+from app.domain.retrieval.context_features import SESSION_FEATURES
 from app.domain.retrieval.features import FEATURES, MISSING_RANK, candidate_features, order_by_model, prior_boost
 from app.domain.retrieval.ranking import RankedItem
 
@@ -20,9 +21,10 @@ def ev(pk, speaker, content, when, role=None):
     return SimpleNamespace(id=pk, event_id=str(pk), speaker=speaker, content=content, occurred_at=when, role=role)
 
 
-def sig(pk, *, surprise=0.0, superseded_by=None, dates=()):
+def sig(pk, *, surprise=0.0, superseded_by=None, dates=(), episode=None):
     return SimpleNamespace(event_pk=pk, surprise=surprise, salience=0.7, importance=0.2, superseded_by=superseded_by,
-                           heat=0.4, access_count=3, entities=("greyhound",), resolved_dates=tuple(dates))
+                           heat=0.4, access_count=3, entities=("greyhound",), resolved_dates=tuple(dates),
+                           conversation_id="c", episode_index=episode)
 
 
 def candidates():
@@ -61,6 +63,30 @@ def test_features_of_a_hand_made_candidate_set():
     assert ana[F["recency_days"]] == pytest.approx(2.0) and ana[F["recency_fused"]] == 1
     assert ana[F["intent_knowledge_update"]] == 1 and ana[F["intent_general"]] == 0
     assert ana[F["len_words"]] == 8 and ana[F["query_words"]] == 6
+    # three sittings (days apart), no episode built: each candidate alone, its own relevance its group's best
+    assert not x[:, [F[f] for f in SESSION_FEATURES if f.endswith(("_others", "_lead", "_fused_sum"))]].any()
+    assert ana[F["session_dense_best"]] == pytest.approx(1.0) and ana[F["episode_lexical_best"]] == 0.0
+
+
+def test_a_candidate_learns_what_the_others_of_its_sitting_and_episode_scored():
+    t = datetime(2024, 5, 20, 18, 0, tzinfo=UTC)
+    a = ev(1, "Ana", "We booked the flights.", t)
+    b = ev(2, "Ben", "Which airline?", t + timedelta(minutes=1))
+    c = ev(3, "Ana", "The one with the good legroom.", t + timedelta(minutes=2))
+    items = [RankedItem(b, 0.03, {"lexical": {"rank": 1, "score": 6.0}}),
+             RankedItem(a, 0.02, {"dense": {"rank": 1, "score": 0.6}}),
+             RankedItem(c, 0.01, {"dense": {"rank": 2, "score": 0.3}})]
+    signals = {"lexical": [(2, 6.0)], "dense": [(1, 0.6), (3, 0.3)]}
+    sigs = {1: sig(1, episode=7), 3: sig(3, episode=7)}  # b's episode not built yet
+    x = candidate_features(items, signals, query="Which airline did they book?", intent=None, signals_of=sigs)
+    b_row, a_row, c_row = x
+    assert c_row[F["session_others"]] == pytest.approx(np.log1p(2))
+    assert c_row[F["session_dense_best"]] == pytest.approx(1.0) and c_row[F["session_lexical_best"]] == pytest.approx(1.0)
+    assert c_row[F["session_dense_lead"]] == pytest.approx(0.5 - 1.0) and a_row[F["session_dense_lead"]] == pytest.approx(0.5)
+    assert c_row[F["session_fused_sum"]] == pytest.approx(1.0 + 2 / 3)
+    # the episode holds a and c only: b's lexical match is not theirs there
+    assert c_row[F["episode_others"]] == pytest.approx(np.log1p(1)) and c_row[F["episode_lexical_best"]] == 0.0
+    assert b_row[F["episode_others"]] == 0.0 and b_row[F["episode_lexical_best"]] == pytest.approx(1.0)
 
 
 def test_asker_turn_only_among_mixed_roles():
@@ -144,20 +170,24 @@ def test_recipe_has_the_learned_stage():
 
 
 @pytest.mark.skipif(not MODEL_FILE.exists(), reason="no fusion model shipped yet")
-def test_shipped_model_puts_the_answering_turn_above_its_neighbours():
+@pytest.mark.parametrize("elsewhere", [0, 50])
+def test_shipped_model_puts_the_answering_turn_above_its_neighbours(elsewhere):
     """Three statements a minute apart, one of them the answer by a wide dense margin: the turns on
-    either side of it must not outrank it for sitting next to it."""
+    either side of it must not outrank it for sitting next to it, whether they are the whole
+    conversation or it holds `elsewhere` weaker candidates said on other days."""
     t0 = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
     texts = [("Maya", "I adopted a golden retriever puppy named Biscuit last weekend.", 0.191),
              ("Leo", "My sister is getting married in Lisbon this October.", 0.491),
              ("Maya", "We repainted the kitchen a pale shade of green.", 0.095)]
-    evs = [ev(11 + i, sp, text, t0 + timedelta(minutes=i)) for i, (sp, text, _) in enumerate(texts)]
+    texts += [("Leo", f"Another day, another note ({k}).", 0.05 + 0.01 * (k % 10)) for k in range(elsewhere)]
+    evs = [ev(11 + i, sp, text, t0 + timedelta(minutes=i) if i < 3 else t0 - timedelta(days=i))
+           for i, (sp, text, _) in enumerate(texts)]
     for e in evs:
         e.conversation_id = "c"
-    order = sorted(range(3), key=lambda i: -texts[i][2])
+    order = sorted(range(len(texts)), key=lambda i: -texts[i][2])
     items = [RankedItem(evs[i], 1.0 / (60 + r), {"dense": {"rank": r, "score": texts[i][2]}})
              for r, i in enumerate(order, start=1)]
     signals = {"dense": [(evs[i].id, texts[i][2]) for i in order]}
     x = candidate_features(items, signals, query="Where is the wedding?", intent=None, signals_of={})
-    scores = FusionRanker.load(MODEL_FILE).score(x)
-    assert items[int(np.argmax(scores))].event.speaker == "Leo"
+    scores = FusionRanker.load(MODEL_FILE).score(x) + prior_boost(x)
+    assert items[int(np.argmax(scores))].event.content.startswith("My sister is getting married")

@@ -25,12 +25,26 @@ The signals score a turn alone. Two things they miss, both general to conversati
   (`states_preference`). The ranker learns when either matters together with the turn's relevance.
   (Whether the question is a request to do something now was tried as a third feature: it never
   fired on a LoCoMo question and cost LoCoMo r@10 in every fit, stop 28.)
+- **What else its sitting holds.** The turns that answer a question often come together: one sitting
+  about the trip, one debugging session. A turn of a sitting whose best candidate matches the question
+  well is likelier evidence than an equally scored turn of a sitting that matches nothing. Per
+  candidate and its sitting: how many other candidates it holds (`session_others`, log), the best
+  dense and lexical relevance in it, the candidate's own included (`session_dense_best`,
+  `session_lexical_best`), how far the candidate's own relevance lies above (or below) the best of the
+  others (`session_dense_lead`, `session_lexical_lead`; 0 alone), and the others' summed fused
+  relevance (`session_fused_sum`). The lead is there so that a sitting lends its strength without
+  handing it to the turns beside the answer: with the others' best alone as a feature, one of three
+  fits ranked the two statements on either side of an answer above it (stop 29). A sitting is a run
+  of candidates of one conversation with no gap of `SESSION_GAP_S` (the episodes' six hours) between
+  consecutive ones; as only candidates are read, that is the session the turns were said in, whatever
+  the episodes layer has built yet. The same six over the candidate's topic episode (`episode_*`, the
+  episodes layer's index, where it has run; a candidate without one is alone).
 """
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -41,7 +55,10 @@ from app.domain.layers.text import STOPWORDS, words
 CONTEXT_FEATURES = ("q_cover", "q_cover_idf", "q_names", "is_question",
                     "prev_found", "prev_dense_rel", "prev_lexical_rel", "prev_cover",
                     "standing_rule", "states_preference")
+_GROUP_FEATURES = ("others", "dense_best", "dense_lead", "lexical_best", "lexical_lead", "fused_sum")
+SESSION_FEATURES = tuple(f"session_{f}" for f in _GROUP_FEATURES) + tuple(f"episode_{f}" for f in _GROUP_FEATURES)
 EXCHANGE_GAP_S = 1800.0
+SESSION_GAP_S = 6 * 3600.0
 _ENDINGS = ("ing", "ed", "es", "s")
 _QUESTION_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "did",
                              "does", "do", "is", "are", "was", "were", "has", "have", "can", "could", "would"})
@@ -165,3 +182,48 @@ def _adjacent(a: Any, b: Any) -> bool:
     return _conversation(a) == _conversation(b) and \
         abs((a.occurred_at - b.occurred_at).total_seconds()) <= EXCHANGE_GAP_S
 
+
+
+def session_keys(items: Sequence[Any]) -> list[tuple[str, int]]:
+    """Per item, (conversation, sitting number): candidates of one conversation in time order, a new
+    sitting at each gap of `SESSION_GAP_S` or more between consecutive ones."""
+    order = sorted(range(len(items)), key=lambda i: (_conversation(items[i].event), items[i].event.occurred_at,
+                                                     items[i].event.id))
+    keys: list[tuple[str, int]] = [("", 0)] * len(items)
+    run, prev = 0, None
+    for i in order:
+        ev = items[i].event
+        if prev is not None and (_conversation(ev) != _conversation(prev)
+                                 or (ev.occurred_at - prev.occurred_at).total_seconds() >= SESSION_GAP_S):
+            run += 1
+        keys[i] = (_conversation(ev), run)
+        prev = ev
+    return keys
+
+
+def group_features(keys: Sequence[Hashable | None], dense: np.ndarray, lexical: np.ndarray,
+                   fused: np.ndarray) -> np.ndarray:
+    """Per item and the items with its key (None: a group of its own), `_GROUP_FEATURES` order:
+    log(1 + how many others), per signal (dense, lexical) the group's best relevance, its own
+    included, and its own minus the others' best (0 alone), and the others' summed fused relevance."""
+    n = len(keys)
+    out = np.zeros((n, len(_GROUP_FEATURES)))
+    out[:, 1], out[:, 3] = dense, lexical  # alone: the group's best is its own, its lead 0
+    members: dict[Hashable, list[int]] = {}
+    for i, k in enumerate(keys):
+        if k is not None:
+            members.setdefault(k, []).append(i)
+    for idx in members.values():
+        if len(idx) < 2:
+            continue
+        a = np.array(idx)
+        out[a, 0] = math.log1p(len(idx) - 1)
+        for col, v in ((1, dense[a]), (3, lexical[a])):
+            top = np.argsort(-v, kind="stable")[:2]  # the best of the others: the second best for the best
+            others_best = np.full(len(a), v[top[0]])
+            others_best[top[0]] = v[top[1]]
+            out[a, col] = v[top[0]]
+            out[a, col + 1] = v - others_best
+        f = fused[a]
+        out[a, 5] = f.sum() - f
+    return out

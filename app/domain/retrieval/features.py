@@ -7,7 +7,8 @@ the signal's best score for this question. Then: how many signals found it, toda
 score and rank, the recency of the event among the candidates, the reweight's factors as facts
 (inside the question's time window, said by a person the question names, the asker's own turn,
 surprise, salience, superseded), the intent (one-hot, confidence), the turn's length and role, its
-stored heat, and what its words and the question it replies to say (`context_features`). Only what
+stored heat, what its words and the question it replies to say (`context_features`), and what
+the other candidates of its sitting and its topic episode score (`group_features`). Only what
 the query gathers and hydrates anyway: no statement is added.
 
 `order_by_model` re-orders the fused list by a model's scores and records, per item, the score and
@@ -22,7 +23,13 @@ from typing import Any
 
 import numpy as np
 
-from app.domain.retrieval.context_features import CONTEXT_FEATURES, context_features
+from app.domain.retrieval.context_features import (
+    CONTEXT_FEATURES,
+    SESSION_FEATURES,
+    context_features,
+    group_features,
+    session_keys,
+)
 from app.domain.retrieval.intent_rules import LABELS
 from app.domain.retrieval.reweight import ASKER_BETA, SPEAKER_BETA, SUPERSEDED_FACTOR, SURPRISE_ALPHA, TEMPORAL_BOOST
 from app.domain.retrieval.separation import asker_role, names_speaker
@@ -43,7 +50,7 @@ def _names() -> tuple[str, ...]:
             "n_entities", "n_dates",
             *(f"intent_{label}" for label in LABELS), "intent_confidence",
             "len_chars", "len_words", "role_user", "role_assistant",
-            "query_words", "n_candidates", *CONTEXT_FEATURES]
+            "query_words", "n_candidates", *CONTEXT_FEATURES, *SESSION_FEATURES]
     return tuple(out)
 
 
@@ -144,6 +151,12 @@ def candidate_features(items: Sequence[Any], signals: Mapping[str, Sequence[tupl
     first = col[CONTEXT_FEATURES[0]]
     x[:, first:first + len(CONTEXT_FEATURES)] = context_features(
         items, {s: x[:, col[f"{s}_rel"]] for s in ("dense", "lexical")}, query)
+    rels = (x[:, col["dense_rel"]], x[:, col["lexical_rel"]], x[:, col["rrf_rel"]])
+    episodes = [(s.conversation_id, s.episode_index) if (s := signals_of.get(it.event.id)) is not None
+                and s.episode_index is not None else None for it in items]
+    first, width = col[SESSION_FEATURES[0]], len(SESSION_FEATURES) // 2
+    x[:, first:first + width] = group_features(session_keys(items), *rels)
+    x[:, first + width:first + 2 * width] = group_features(episodes, *rels)
     return x
 
 
