@@ -117,17 +117,16 @@ def test_a_turn_of_a_strong_sitting_is_told_so_and_how_far_it_lies_from_the_best
     # two sittings a day apart; the second holds two candidates
     items = [Item(Ev(1, "x", T0)), Item(Ev(2, "y", T0 + timedelta(days=1))),
              Item(Ev(3, "z", T0 + timedelta(days=1, minutes=2)))]
-    dense, lexical, fused = np.array([0.9, 0.4, 1.0]), np.array([0.0, 0.7, 0.2]), np.array([1.0, 0.5, 0.8])
-    x = group_features(session_keys(items), dense, lexical, fused)
-    # (others, dense best, dense lead, lexical best, lexical lead, others' fused sum)
-    assert x[0].tolist() == [0.0, 0.9, 0.0, 0.0, 0.0, 0.0]  # alone: its own relevance is its sitting's best
-    assert np.allclose(x[1], [np.log1p(1), 1.0, 0.4 - 1.0, 0.7, 0.7 - 0.2, 0.8])
-    assert np.allclose(x[2], [np.log1p(1), 1.0, 1.0 - 0.4, 0.7, 0.2 - 0.7, 0.5])
+    dense, lexical = np.array([0.9, 0.4, 1.0]), np.array([0.0, 0.7, 0.2])
+    x = group_features(session_keys(items), dense, lexical)
+    # (others, dense best, dense lead, lexical best, lexical lead)
+    assert x[0].tolist() == [0.0, 0.9, 0.0, 0.0, 0.0]  # alone: its own relevance is its sitting's best
+    assert np.allclose(x[1], [np.log1p(1), 1.0, 0.4 - 1.0, 0.7, 0.7 - 0.2])
+    assert np.allclose(x[2], [np.log1p(1), 1.0, 1.0 - 0.4, 0.7, 0.2 - 0.7])
 
 
 def test_the_best_of_the_others_is_the_second_best_for_the_best_and_unknown_groups_stay_alone():
     dense = np.array([0.9, 0.5, 0.3, 1.0])
-    x = group_features(["e", "e", "e", None], dense, dense, dense)
+    x = group_features(["e", "e", "e", None], dense, dense)
     assert np.allclose(x[:3, 1], 0.9) and np.allclose(x[:3, 2], [0.9 - 0.5, 0.5 - 0.9, 0.3 - 0.9])
-    assert np.allclose(x[3], [0.0, 1.0, 0.0, 1.0, 0.0, 0.0])
-    assert np.allclose(x[:3, 5], [0.8, 1.2, 1.4])
+    assert np.allclose(x[3], [0.0, 1.0, 0.0, 1.0, 0.0])

@@ -64,7 +64,7 @@ def test_features_of_a_hand_made_candidate_set():
     assert ana[F["intent_knowledge_update"]] == 1 and ana[F["intent_general"]] == 0
     assert ana[F["len_words"]] == 8 and ana[F["query_words"]] == 6
     # three sittings (days apart), no episode built: each candidate alone, its own relevance its group's best
-    assert not x[:, [F[f] for f in SESSION_FEATURES if f.endswith(("_others", "_lead", "_fused_sum"))]].any()
+    assert not x[:, [F[f] for f in SESSION_FEATURES if f.endswith(("_others", "_lead"))]].any()
     assert ana[F["session_dense_best"]] == pytest.approx(1.0) and ana[F["episode_lexical_best"]] == 0.0
 
 
@@ -83,7 +83,6 @@ def test_a_candidate_learns_what_the_others_of_its_sitting_and_episode_scored():
     assert c_row[F["session_others"]] == pytest.approx(np.log1p(2))
     assert c_row[F["session_dense_best"]] == pytest.approx(1.0) and c_row[F["session_lexical_best"]] == pytest.approx(1.0)
     assert c_row[F["session_dense_lead"]] == pytest.approx(0.5 - 1.0) and a_row[F["session_dense_lead"]] == pytest.approx(0.5)
-    assert c_row[F["session_fused_sum"]] == pytest.approx(1.0 + 2 / 3)
     # the episode holds a and c only: b's lexical match is not theirs there
     assert c_row[F["episode_others"]] == pytest.approx(np.log1p(1)) and c_row[F["episode_lexical_best"]] == 0.0
     assert b_row[F["episode_others"]] == 0.0 and b_row[F["episode_lexical_best"]] == pytest.approx(1.0)

@@ -31,13 +31,15 @@ The signals score a turn alone. Two things they miss, both general to conversati
   candidate and its sitting: how many other candidates it holds (`session_others`, log), the best
   dense and lexical relevance in it, the candidate's own included (`session_dense_best`,
   `session_lexical_best`), how far the candidate's own relevance lies above (or below) the best of the
-  others (`session_dense_lead`, `session_lexical_lead`; 0 alone), and the others' summed fused
-  relevance (`session_fused_sum`). The lead is there so that a sitting lends its strength without
-  handing it to the turns beside the answer: with the others' best alone as a feature, one of three
-  fits ranked the two statements on either side of an answer above it (stop 29). A sitting is a run
+  others (`session_dense_lead`, `session_lexical_lead`; 0 alone). The lead is there so that a
+  sitting lends its strength without handing it to the turns beside the answer: with the others'
+  best alone as a feature, one of three fits ranked the two statements on either side of an answer
+  above it; and the others' summed fused relevance, a fifth column tried, lent a busy sitting's mass
+  to every turn of it, so that in a twelve-turn chat "Where did Ana move?" ranked a turn about
+  someone else's move above "We finally moved to Denver last spring." (stop 29). A sitting is a run
   of candidates of one conversation with no gap of `SESSION_GAP_S` (the episodes' six hours) between
   consecutive ones; as only candidates are read, that is the session the turns were said in, whatever
-  the episodes layer has built yet. The same six over the candidate's topic episode (`episode_*`, the
+  the episodes layer has built yet. The same five over the candidate's topic episode (`episode_*`, the
   episodes layer's index, where it has run; a candidate without one is alone).
 """
 from __future__ import annotations
@@ -55,7 +57,7 @@ from app.domain.layers.text import STOPWORDS, words
 CONTEXT_FEATURES = ("q_cover", "q_cover_idf", "q_names", "is_question",
                     "prev_found", "prev_dense_rel", "prev_lexical_rel", "prev_cover",
                     "standing_rule", "states_preference")
-_GROUP_FEATURES = ("others", "dense_best", "dense_lead", "lexical_best", "lexical_lead", "fused_sum")
+_GROUP_FEATURES = ("others", "dense_best", "dense_lead", "lexical_best", "lexical_lead")
 SESSION_FEATURES = tuple(f"session_{f}" for f in _GROUP_FEATURES) + tuple(f"episode_{f}" for f in _GROUP_FEATURES)
 EXCHANGE_GAP_S = 1800.0
 SESSION_GAP_S = 6 * 3600.0
@@ -201,11 +203,10 @@ def session_keys(items: Sequence[Any]) -> list[tuple[str, int]]:
     return keys
 
 
-def group_features(keys: Sequence[Hashable | None], dense: np.ndarray, lexical: np.ndarray,
-                   fused: np.ndarray) -> np.ndarray:
+def group_features(keys: Sequence[Hashable | None], dense: np.ndarray, lexical: np.ndarray) -> np.ndarray:
     """Per item and the items with its key (None: a group of its own), `_GROUP_FEATURES` order:
-    log(1 + how many others), per signal (dense, lexical) the group's best relevance, its own
-    included, and its own minus the others' best (0 alone), and the others' summed fused relevance."""
+    log(1 + how many others), and per signal (dense, lexical) the group's best relevance, its own
+    included, and its own minus the others' best (0 alone)."""
     n = len(keys)
     out = np.zeros((n, len(_GROUP_FEATURES)))
     out[:, 1], out[:, 3] = dense, lexical  # alone: the group's best is its own, its lead 0
@@ -224,6 +225,4 @@ def group_features(keys: Sequence[Hashable | None], dense: np.ndarray, lexical: 
             others_best[top[0]] = v[top[1]]
             out[a, col] = v[top[0]]
             out[a, col + 1] = v - others_best
-        f = fused[a]
-        out[a, 5] = f.sum() - f
     return out

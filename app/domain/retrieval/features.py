@@ -151,7 +151,7 @@ def candidate_features(items: Sequence[Any], signals: Mapping[str, Sequence[tupl
     first = col[CONTEXT_FEATURES[0]]
     x[:, first:first + len(CONTEXT_FEATURES)] = context_features(
         items, {s: x[:, col[f"{s}_rel"]] for s in ("dense", "lexical")}, query)
-    rels = (x[:, col["dense_rel"]], x[:, col["lexical_rel"]], x[:, col["rrf_rel"]])
+    rels = (x[:, col["dense_rel"]], x[:, col["lexical_rel"]])
     episodes = [(s.conversation_id, s.episode_index) if (s := signals_of.get(it.event.id)) is not None
                 and s.episode_index is not None else None for it in items]
     first, width = col[SESSION_FEATURES[0]], len(SESSION_FEATURES) // 2
