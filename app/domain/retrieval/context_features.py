@@ -1,6 +1,6 @@
 """What a candidate's words and its neighbours say about a question, as ranking features (pure).
 
-The signals score a turn alone. Two things they miss, both general to conversation:
+The signals score a turn alone. What they miss, all of it general to conversation:
 
 - **How much of the question a turn covers.** BM25 sums over shared terms; it does not say that a
   turn holds *all* of "which city did the conference move to" rather than "city" five times. Per
@@ -183,7 +183,6 @@ def _conversation(event: Any) -> str:
 def _adjacent(a: Any, b: Any) -> bool:
     return _conversation(a) == _conversation(b) and \
         abs((a.occurred_at - b.occurred_at).total_seconds()) <= EXCHANGE_GAP_S
-
 
 
 def session_keys(items: Sequence[Any]) -> list[tuple[str, int]]:
