@@ -12,7 +12,7 @@ Three models are fitted on train: LightGBM lambdarank at the two sizes of `GRID`
 regression; the one with the best validation `objective` (r@10 + mrr + er, averaged over the data
 sets, each model scored as the product ranks: with `prior_boost` on top when the default recipe adds
 it) is written.
-The candidates' rows are recorded with `current_first` off: it re-orders the list after the model.
+The candidates' rows are recorded under `collection_recipe`: nothing may re-order them after the model.
 """
 from __future__ import annotations
 

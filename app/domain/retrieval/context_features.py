@@ -135,10 +135,19 @@ def _is_question(text: str) -> bool:
     return text.rstrip().endswith("?")
 
 
-def context_features(items: Sequence[Any], rel: Mapping[str, Sequence[float]], query: str) -> np.ndarray:
+def time_order(items: Sequence[Any]) -> list[int]:
+    """The items' indexes by conversation, then time said (then id): the order the exchange and the
+    sittings are read in."""
+    return sorted(range(len(items)), key=lambda i: (_conversation(items[i].event), items[i].event.occurred_at,
+                                                    items[i].event.id))
+
+
+def context_features(items: Sequence[Any], rel: Mapping[str, Sequence[float]], query: str,
+                     order: Sequence[int] | None = None) -> np.ndarray:
     """One row per item (`.event` with conversation_id, occurred_at, id, content), columns in
     `CONTEXT_FEATURES` order. `rel`: per signal name ("dense", "lexical"), each item's score over the
-    signal's best for this question (0 where the signal did not find it)."""
+    signal's best for this question (0 where the signal did not find it). `order`: `time_order(items)`
+    where the caller has it already."""
     n = len(items)
     x = np.zeros((n, len(CONTEXT_FEATURES)), dtype=np.float64)
     if n == 0:
@@ -163,8 +172,7 @@ def context_features(items: Sequence[Any], rel: Mapping[str, Sequence[float]], q
         x[i, col["standing_rule"]] = 1.0 if rule else 0.0
         x[i, col["states_preference"]] = 1.0 if preference else 0.0
     dense, lexical = rel.get("dense"), rel.get("lexical")
-    order = sorted(range(n), key=lambda i: (_conversation(items[i].event), items[i].event.occurred_at,
-                                            items[i].event.id))
+    order = time_order(items) if order is None else order
     for k, i in enumerate(order[1:], start=1):
         j = order[k - 1]
         if not x[j, col["is_question"]] or not _adjacent(items[i].event, items[j].event):
@@ -185,11 +193,11 @@ def _adjacent(a: Any, b: Any) -> bool:
         abs((a.occurred_at - b.occurred_at).total_seconds()) <= EXCHANGE_GAP_S
 
 
-def session_keys(items: Sequence[Any]) -> list[tuple[str, int]]:
+def session_keys(items: Sequence[Any], order: Sequence[int] | None = None) -> list[tuple[str, int]]:
     """Per item, (conversation, sitting number): candidates of one conversation in time order, a new
-    sitting at each gap of `SESSION_GAP_S` or more between consecutive ones."""
-    order = sorted(range(len(items)), key=lambda i: (_conversation(items[i].event), items[i].event.occurred_at,
-                                                     items[i].event.id))
+    sitting at each gap of `SESSION_GAP_S` or more between consecutive ones. `order`: `time_order(items)`
+    where the caller has it already."""
+    order = time_order(items) if order is None else order
     keys: list[tuple[str, int]] = [("", 0)] * len(items)
     run, prev = 0, None
     for i in order:

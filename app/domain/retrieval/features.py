@@ -29,6 +29,7 @@ from app.domain.retrieval.context_features import (
     context_features,
     group_features,
     session_keys,
+    time_order,
 )
 from app.domain.retrieval.intent_rules import LABELS
 from app.domain.retrieval.reweight import ASKER_BETA, SPEAKER_BETA, SUPERSEDED_FACTOR, SURPRISE_ALPHA, TEMPORAL_BOOST
@@ -149,13 +150,14 @@ def candidate_features(items: Sequence[Any], signals: Mapping[str, Sequence[tupl
         row[col["query_words"]] = qwords
         row[col["n_candidates"]] = math.log1p(n)
     first = col[CONTEXT_FEATURES[0]]
-    x[:, first:first + len(CONTEXT_FEATURES)] = context_features(
-        items, {s: x[:, col[f"{s}_rel"]] for s in ("dense", "lexical")}, query)
-    rels = (x[:, col["dense_rel"]], x[:, col["lexical_rel"]])
+    said = time_order(items)  # the exchange and the sittings read the candidates in this order
+    rel = {s: x[:, col[f"{s}_rel"]] for s in ("dense", "lexical")}
+    x[:, first:first + len(CONTEXT_FEATURES)] = context_features(items, rel, query, said)
+    rels = (rel["dense"], rel["lexical"])
     episodes = [(s.conversation_id, s.episode_index) if (s := signals_of.get(it.event.id)) is not None
                 and s.episode_index is not None else None for it in items]
     first, width = col[SESSION_FEATURES[0]], len(SESSION_FEATURES) // 2
-    x[:, first:first + width] = group_features(session_keys(items), *rels)
+    x[:, first:first + width] = group_features(session_keys(items, said), *rels)
     x[:, first + width:first + 2 * width] = group_features(episodes, *rels)
     return x
 
