@@ -62,7 +62,9 @@ def test_swagger_ui_shows_the_operations_offline(offline_browser, api):
     # an operation opens and shows the one error shape among its answers
     post = next(o for o in ops if o.text.startswith("POST\n/v1/events") or " ".join(o.text.split()[:2]) == "POST /v1/events")
     post.click()
-    body = browser.wait_for(lambda: drv.find_element("css selector", ".opblock.is-open").text, timeout=30)
+    # the block opens before its answers are drawn: wait for its Responses section, then read it
+    body = browser.wait_for(lambda: t if "Responses" in (t := drv.find_element("css selector", ".opblock.is-open").text)
+                            else None, timeout=30)
     assert "4XX" in body and "ErrorOut" in drv.page_source
 
 
