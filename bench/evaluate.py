@@ -26,7 +26,7 @@ from bench.metrics import (
 )
 
 RANK_KEYS = ("r@5", "r@10", "all@10", "mrr")
-SESSION_KEYS = ("sR@5", "sR@10", "sall@10")  # session level, where the data has session gold (LongMemEval)
+SESSION_KEYS = ("sR@5", "sR@10", "sall@10", "dsR@5", "dsR@10")  # session level, where the data has session gold (LongMemEval)
 
 
 @dataclass
@@ -52,7 +52,8 @@ def score_question(q: Question, ans: SystemAnswer, budgets: Sequence[int], top_k
     rec: dict[str, Any] = {"qid": q.qid, "category": q.category}
     rec.update(rank_metrics(ans.ranked[:top_k], q.gold, ks=(5, 10), all_k=10))
     if session_of is not None and q.gold_sessions:
-        rec.update(session_metrics(ans.ranked[:top_k], q.gold_sessions, session_of, ks=(5, 10), all_k=10))
+        rec.update(session_metrics(ans.ranked[:top_k], q.gold_sessions, session_of, ks=(5, 10), all_k=10,
+                                   full=ans.ranked))
     for b in budgets:
         rec[er_key(b)] = evidence_recall(ans.in_context.get(b, []), q.gold)
         rec[ctx_key(b)] = float(ans.ctx_tokens.get(b, 0))

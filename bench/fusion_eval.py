@@ -30,7 +30,7 @@ OUT_DIR = ROOT / "bench" / "results"
 TOP_K = 50
 BUDGET = 2000
 KEYS = ("r@5", "r@10", "all@10", "mrr", "er@2k")
-SESSION_KEYS = ("sR@5", "sR@10")  # LongMemEval_S: session level
+SESSION_KEYS = ("sR@5", "sR@10", "dsR@5", "dsR@10")  # LongMemEval_S: session level (bench.metrics)
 COMMAND = "python -m training.fusion --evaluate"
 
 

@@ -160,9 +160,7 @@ def asker(tenant_id: int):  # noqa: ANN201
 
 
 def run(data_dir: Path, var_dir: Path) -> dict[str, Any]:
-    if var_dir.exists():
-        raise SystemExit(f"{var_dir} exists: stop its server and remove it first (each run starts fresh)")
-    var_dir.mkdir(parents=True)
+    var_dir = fresh_var_dir(var_dir)  # each run starts empty: a previous run's server stopped, its files gone
     datasets = load_sets(data_dir)
     t0 = time.perf_counter()
     tid = ingest(datasets)
@@ -230,7 +228,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--var-dir", type=Path, default=ROOT / "var" / "golden")
     p.add_argument("--report", type=Path, default=None, help="where to write the timings report (markdown)")
     args = p.parse_args(argv)
-    _env(args.var_dir.resolve())
     result = run(args.data_dir, args.var_dir.resolve())
     report = timings_report(result)
     print(report)

@@ -75,12 +75,24 @@ def session_recall(ranked: Sequence[str], gold_sessions: Iterable[str], session_
     return 1.0 if (g.issubset(got) if every else bool(g & got)) else 0.0
 
 
+def ranked_sessions(ranked: Sequence[str], session_of: Mapping[str, str]) -> list[str]:
+    """The sessions of a turn ranking, each once, in the order of its first (best) turn: the ranking of
+    sessions by their best turn. Turns missing from `session_of` are skipped."""
+    return list(dict.fromkeys(session_of[e] for e in ranked if e in session_of))
+
+
 def session_metrics(ranked: Sequence[str], gold_sessions: Iterable[str], session_of: Mapping[str, str],
-                    ks: Sequence[int] = (5, 10), all_k: int = 10) -> dict[str, float]:
-    """sR@k for each k (any gold session retrieved) and sall@all_k (every one), per `session_recall`."""
+                    ks: Sequence[int] = (5, 10), all_k: int = 10,
+                    full: Sequence[str] | None = None) -> dict[str, float]:
+    """sR@k for each k (any gold session retrieved) and sall@all_k (every one), per `session_recall`;
+    with `full` (the whole turn ranking, not cut at k turns), dsR@k too: a gold session among the first
+    k DISTINCT sessions of it (`ranked_sessions`), the unit of systems that rank sessions."""
     gold = list(gold_sessions)
     out = {f"sR@{k}": session_recall(ranked, gold, session_of, k) for k in ks}
     out[f"sall@{all_k}"] = session_recall(ranked, gold, session_of, all_k, every=True)
+    if full is not None:
+        order = ranked_sessions(full, session_of)
+        out.update({f"dsR@{k}": float(bool(set(gold) & set(order[:k]))) for k in ks})
     return out
 
 

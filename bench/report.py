@@ -170,7 +170,9 @@ def markdown(result: dict[str, Any]) -> str:
     out += headline_table(result)
     if result.get("benchmark") == "longmemeval":
         out += ["", "sR@k: session-level recall — a gold session (`answer_session_ids`) counts as retrieved at k "
-                "when any of its turns is among the first k turns returned; sall@10: every gold session is. "
+                "when any of its turns is among the first k turns returned; sall@10: every gold session is; "
+                "dsR@k: a gold session is among the first k distinct sessions of the ranking (sessions ranked "
+                "by their best turn, the unit of systems that retrieve whole sessions). "
                 "The turn-level metrics score the `has_answer` turns."]
     out.append("")
     out.append(f"## Overall ({'all categories except ' + ', '.join(apart) if apart else 'all categories'})")

@@ -254,9 +254,11 @@ def train_and_choose(tenant_id: int | None) -> dict[str, Any]:
     print(f"train: {len(train)} questions, {n_fit} with gold among the candidates", file=sys.stderr)
     from app.domain.recipe import DEFAULT
     from app.domain.retrieval.features import prior_boost
+    from app.domain.retrieval.ranking import reweight_config
 
-    # chosen as it ranks in the product: with the reweight's factors on top where the default recipe adds them
-    on_top = prior_boost if DEFAULT.learned_priors else (lambda x: 0.0)
+    # chosen as it ranks in the product: with the reweight's factors on top, at the default recipe's strengths,
+    # where the default recipe adds them
+    on_top = (lambda x: prior_boost(x, reweight_config(DEFAULT))) if DEFAULT.learned_priors else (lambda x: 0.0)
     fitted: dict[str, tuple[str, Any, dict[str, Any], Any]] = {}  # label -> (kind, model, params, scorer)
     for params in GRID:
         booster = fit_lgbm(train, params)

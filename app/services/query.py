@@ -39,6 +39,7 @@ from app.domain.retrieval.ranking import (
     learned_ranked,
     recency_list,
     rerank_ranked,
+    reweight_config,
     reweight_ranked,
     should_abstain,
 )
@@ -142,7 +143,7 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
         # the reweight's factors are among the model's features; `learned_priors` applies them again on top
         ranked = learned_ranked(ranked, model, query=q.query, intent=intent, signals=signals, signals_of=sig,
                                 reference_time=None, explain=q.top_k,  # recency: before the newest candidate
-                                priors=recipe.learned_priors)
+                                priors=reweight_config(recipe) if recipe.learned_priors else None)
         if recipe.current_first and intent is not None and intent.label == "knowledge_update":
             ranked = current_first(ranked, signals_of=sig, events=rows, scope=q.scope, depth=recipe.reweight_depth)
         clock.lap("learned")

@@ -13,7 +13,7 @@ from bench.datasets import Dataset, Question, subset
 from bench.evaluate import SystemAnswer, summarize
 from bench.datasets import default_data_dir
 from bench.longmemeval import LME_FILE, load_longmemeval, parse_lme_date, session_of
-from bench.metrics import session_metrics, session_recall
+from bench.metrics import ranked_sessions, session_metrics, session_recall
 from bench.provenance import (
     TrainOverlapError,
     check_overlap,
@@ -213,6 +213,16 @@ def test_session_recall_counts_a_session_when_any_of_its_turns_is_in_the_top_k()
     assert session_recall(ranked, [], sess, 10) == 0.0
     assert session_recall(["zz"], ["a"], sess, 10) == 0.0  # a turn of no session
     assert session_metrics(ranked, ["b"], sess, ks=(1, 4), all_k=4) == {"sR@1": 0.0, "sR@4": 1.0, "sall@4": 1.0}
+
+
+def test_distinct_session_recall_ranks_sessions_by_their_best_turn():
+    sess = {f"a:{i}": "a" for i in range(6)} | {"b:0": "b", "c:0": "c"}
+    ranked = ["a:0", "a:1", "a:2", "a:3", "a:4", "c:0", "a:5", "b:0"]
+    assert ranked_sessions(ranked, sess) == ["a", "c", "b"]
+    got = session_metrics(ranked[:5], ["b"], sess, ks=(2, 3), all_k=5, full=ranked)
+    # five turns of one session fill sR@k; as sessions, b is the third retrieved
+    assert got == {"sR@2": 0.0, "sR@3": 0.0, "sall@5": 0.0, "dsR@2": 0.0, "dsR@3": 1.0}
+    assert "dsR@2" not in session_metrics(ranked, ["b"], sess, ks=(2,), all_k=2)  # only with the full ranking
 
 
 def test_summary_has_session_metrics_only_where_there_is_session_gold(tmp_path):

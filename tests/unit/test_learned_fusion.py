@@ -144,6 +144,23 @@ def test_a_superseded_turn_is_lowered_only_for_a_knowledge_update_question():
     assert prior_boost(x).tolist() == pytest.approx([0.0, np.log(0.85)])
 
 
+def test_priors_on_top_take_the_requests_strengths_and_switches():
+    """The priors on the learned score read the request's recipe, as the reweight does: its asker and
+    speaker betas, and nothing from a factor switched off."""
+    from app.domain.retrieval.ranking import reweight_config
+
+    x = np.zeros((3, len(FEATURES)))
+    x[0, FEATURES.index("asker_turn")] = 1.0
+    x[1, FEATURES.index("named_speaker")] = 1.0
+    default = prior_boost(x, reweight_config(Recipe()))
+    assert default[0] == pytest.approx(np.log1p(Recipe().asker_beta)) and default[2] == 0.0
+    assert default[1] == pytest.approx(np.log1p(Recipe().speaker_beta))
+    stronger = prior_boost(x, reweight_config(Recipe(asker_beta=3.0, speaker_beta=0.5)))
+    assert stronger[:2] == pytest.approx([np.log(4.0), np.log(1.5)])
+    assert prior_boost(x, reweight_config(Recipe(asker=False, speaker_beta=0.5)))[0] == 0.0
+    assert prior_boost(x, reweight_config(Recipe(asker_beta=0.0)))[0] == 0.0
+
+
 def test_a_model_for_other_features_is_refused():
     with pytest.raises(FusionModelUnavailable):
         FusionRanker({"kind": "logistic", "features": ["a"], "model": {}})
@@ -188,5 +205,7 @@ def test_shipped_model_puts_the_answering_turn_above_its_neighbours(elsewhere):
              for r, i in enumerate(order, start=1)]
     signals = {"dense": [(evs[i].id, texts[i][2]) for i in order]}
     x = candidate_features(items, signals, query="Where is the wedding?", intent=None, signals_of={})
-    scores = FusionRanker.load(MODEL_FILE).score(x) + prior_boost(x)
+    from app.domain.retrieval.ranking import reweight_config
+
+    scores = FusionRanker.load(MODEL_FILE).score(x) + prior_boost(x, reweight_config(Recipe()))
     assert items[int(np.argmax(scores))].event.content.startswith("My sister is getting married")

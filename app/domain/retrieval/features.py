@@ -32,7 +32,7 @@ from app.domain.retrieval.context_features import (
     time_order,
 )
 from app.domain.retrieval.intent_rules import LABELS
-from app.domain.retrieval.reweight import ASKER_BETA, SPEAKER_BETA, SUPERSEDED_FACTOR, SURPRISE_ALPHA, TEMPORAL_BOOST
+from app.domain.retrieval.reweight import ReweightConfig
 from app.domain.retrieval.separation import asker_role, names_speaker
 from app.domain.timeexpr import in_window, overlaps_window
 
@@ -162,22 +162,24 @@ def candidate_features(items: Sequence[Any], signals: Mapping[str, Sequence[tupl
     return x
 
 
-# the reweight's factors on top of the learned score (`prior_boost`): True Memory eq. 4 at the
-# module's own strengths (speaker β 0.25, asker β 1), as log-factors on exp(score)
-_PRIORS = (("in_window", math.log(TEMPORAL_BOOST)), ("named_speaker", math.log1p(SPEAKER_BETA)),
-           ("asker_turn", math.log1p(ASKER_BETA)))
-
-
-def prior_boost(x: np.ndarray) -> np.ndarray:
+def prior_boost(x: np.ndarray, config: ReweightConfig = ReweightConfig()) -> np.ndarray:
     """Per row of `candidate_features`: the log of the reweight's factors for that candidate (0 where
-    none applies), to add to a learned score: inside the question's time window, said by the speaker
-    the question names, the asker's own turn, surprise σ, and superseded in a knowledge-update question."""
+    none applies), to add to a learned score: True Memory eq. 4 at `config`'s strengths (the request's
+    recipe: `ranking.reweight_config`) as log-factors on exp(score), each factor only where its switch is
+    on: inside the question's time window, said by the speaker the question names, the asker's own turn,
+    surprise σ, and superseded in a knowledge-update question."""
     col = _INDEX
     out = np.zeros(len(x))
-    for name, log_factor in _PRIORS:
-        out += log_factor * x[:, col[name]]
-    out += np.log1p(SURPRISE_ALPHA * np.clip(x[:, col["surprise"]], 0.0, None))
-    out += math.log(SUPERSEDED_FACTOR) * x[:, col["superseded"]] * x[:, col["intent_knowledge_update"]]
+    if config.temporal:
+        out += math.log(config.temporal_boost) * x[:, col["in_window"]]
+    if config.speaker and config.speaker_beta > 0:
+        out += math.log1p(config.speaker_beta) * x[:, col["named_speaker"]]
+    if config.asker and config.asker_beta > 0:
+        out += math.log1p(config.asker_beta) * x[:, col["asker_turn"]]
+    if config.surprise:
+        out += np.log1p(config.surprise_alpha * np.clip(x[:, col["surprise"]], 0.0, None))
+    if config.knowledge_update:
+        out += math.log(config.superseded_factor) * x[:, col["superseded"]] * x[:, col["intent_knowledge_update"]]
     return out
 
 

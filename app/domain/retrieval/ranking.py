@@ -97,16 +97,23 @@ def fuse(signals: Mapping[str, Hits], weights: dict[str, float], rrf_k: int, row
             for i, (pk, score) in enumerate(fused) if pk in rows and in_scope(rows[pk], scope)]
 
 
+def reweight_config(recipe: Recipe) -> ReweightConfig:
+    """The reweight's strengths and switches as the request's recipe sets them: read by the reweight
+    (learned ranker off) and by the priors on top of the learned score alike."""
+    return ReweightConfig(asker=recipe.asker, salience_floor=recipe.salience_floor, speaker_beta=recipe.speaker_beta,
+                          asker_beta=recipe.asker_beta, addressee_beta=recipe.addressee_beta)
+
+
 def learned_ranked(ranked: list[RankedItem], model: Any, *, query: str, intent: Intent | None,
                    signals: Mapping[str, Hits], signals_of: Mapping[int, Any], reference_time: datetime | None,
-                   explain: int, priors: bool = False) -> list[RankedItem]:
+                   explain: int, priors: ReweightConfig | None = None) -> list[RankedItem]:
     """The fused candidates ordered by the learned model (`app.ports.FusionModel`) over their
-    features (`app.domain.retrieval.features`), with the reweight's factors on top when `priors`;
-    the first `explain` say which features decided."""
+    features (`app.domain.retrieval.features`), with the reweight's factors at `priors`' strengths on
+    top when given; the first `explain` say which features decided."""
     x = candidate_features(ranked, signals, query=query, intent=intent, signals_of=signals_of,
                            reference_time=reference_time)
     return order_by_model(ranked, x, model.score(x), model.contributions, explain=explain,
-                          priors=prior_boost(x) if priors else None)
+                          priors=prior_boost(x, priors) if priors is not None else None)
 
 
 def in_scope(e: EventLike, scope: ScopeLike) -> bool:
@@ -146,8 +153,7 @@ def reweight_ranked(ranked: list[RankedItem], intent: Intent, query: str, scope:
         addressee_turns=role_turns(addressee_role(query), head_events) if recipe.asker else (),
         knowledge_update=ku,
         newer={pk: to_candidate(ev, 0.0, None) for pk, ev in newer_rows.items()},
-        config=ReweightConfig(salience_floor=recipe.salience_floor, speaker_beta=recipe.speaker_beta,
-                              asker_beta=recipe.asker_beta, addressee_beta=recipe.addressee_beta),
+        config=reweight_config(recipe),
     )
     by_id = {r.event.id: r for r in head}
     result = []
