@@ -168,14 +168,14 @@ def test_tight_budget_gets_episode_summaries_for_missing_evidence(client, tenant
         for i, (sp, c, t) in enumerate(turns)]})
     build_all([x["id"] for x in r.json()["results"]])
     body = {"query": "Oslo trip Ivar fjords ferry Bergen", "conversation_id": "trip", "token_budget": 60,
-            "top_k": 1, "pipeline": {"rerank": False, "neighbours": 0, "notice": False}}
+            "top_k": 1, "pipeline": {"rerank": False, "notice": False, "summaries": True}}  # summaries: off by default
     out = client.post("/v1/query", headers=auth(key), json=body).json()
     assert out["items"][0]["event_id"] == "0" and not out["items"][0]["in_context"]  # the story is too long
     assert [s["episode"] for s in out["context_summaries"]] == [0], out["context"]
     assert out["context_tokens"] <= 60
     assert "Summary of an episode: " + out["context_summaries"][0]["text"] in out["context"]
-    off = client.post("/v1/query", headers=auth(key), json=body | {"pipeline": body["pipeline"] | {"summaries": False}}).json()
-    assert off["context_summaries"] == [] and "Summary of an episode" not in off["context"]
+    off = client.post("/v1/query", headers=auth(key), json=body | {"pipeline": {"rerank": False, "notice": False}}).json()
+    assert off["context_summaries"] == [] and "Summary of an episode" not in off["context"]  # the default
 
 
 def test_bundle_search_adds_the_events_one_typed_relation_away_from_the_dense_hits(client, tenant, engine):
