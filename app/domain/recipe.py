@@ -80,15 +80,17 @@ class Recipe(BaseModel):
                                  "just above it (brought in when it was not retrieved).", stage=True)
     asker: bool = _field(True, "asker_enabled", "With reweight: a question in the first person prefers the user's "
                          "turns, one addressed to \"you\" the assistant's (events with roles).", stage=True)
-    # Role and speaker priors, fitted on the train split by `python -m bench.priors_eval fit` (grid
-    # speaker 0-0.25, asker and addressee 0-1; docs/pipeline.md "Priors"): a named speaker's turns gain
-    # nothing (0.25 cost LoCoMo's adversarial questions r@10 0.115 on validation), the user's turns x2
-    # for "I", the assistant's x1.5 for "you".
+    # Role priors fitted on the train split by `python -m bench.priors_eval fit` (asker and addressee 0-1;
+    # docs/pipeline.md "Priors"): the user's turns x2 for "I", the assistant's x1.5 for "you". The speaker
+    # prior, chosen on validation at stop 30 for both paths that apply it: x1.25 for a named speaker's turns
+    # (LoCoMo all questions, learned ranker: mrr 0.637 -> 0.640, er@2k 0.919 -> 0.921; learned off: r@10
+    # 0.717 -> 0.746, mrr 0.441 -> 0.465), though it costs the questions that name the other person (learned
+    # off, adversarial r@10 0.770 -> 0.741).
     asker_beta: float = _field(1.0, "asker_beta", "A first-person question multiplies the user's turns by 1 + this.",
                                ge=0, le=10)
     addressee_beta: float = _field(0.5, "addressee_beta", "A question addressed to \"you\" multiplies the "
                                    "assistant's turns by 1 + this.", ge=0, le=10)
-    speaker_beta: float = _field(0.0, "speaker_prior_beta", "A question naming a speaker multiplies that speaker's "
+    speaker_beta: float = _field(0.25, "speaker_prior_beta", "A question naming a speaker multiplies that speaker's "
                                  "turns by 1 + this (0: no speaker prior).", ge=0, le=10)
     reweight_depth: int = _field(100, "reweight_depth", "How much of the fused list is reweighted (the rest keeps "
                                  "its order below).", ge=1, le=1000)

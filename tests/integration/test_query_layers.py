@@ -109,14 +109,19 @@ def test_reweight_reads_the_layers_and_the_named_speaker(client, tenant):
     build_all(pks)
     out = client.post("/v1/query", headers=auth(key), json={
         "query": "What did Ben say about Summit Striders and the running club?", "conversation_id": "ql",
-        # the named-speaker prior is 0 by default (fitted on train); switched on here to see it work
-        "pipeline": {"rerank": False, "learned": False, "speaker_beta": 0.25}}).json()
+        # the named-speaker prior, x1.25 by default, seen in the reweight (learned ranker off)
+        "pipeline": {"rerank": False, "learned": False}}).json()
     moved = {it["event_id"]: it["stages"].get("reweight", {}) for it in out["items"]}
     notes = [a["stage"] for st in moved.values() for a in st.get("adjustments", [])]
     assert "speaker" in notes  # Ben is named: his own turns get the L0 prior
     for it in out["items"]:
         speaker_adj = [a for a in it["stages"].get("reweight", {}).get("adjustments", []) if a["stage"] == "speaker"]
         assert bool(speaker_adj) == (it["speaker"] == "Ben")
+    off = client.post("/v1/query", headers=auth(key), json={
+        "query": "What did Ben say about Summit Striders and the running club?", "conversation_id": "ql",
+        "pipeline": {"rerank": False, "learned": False, "speaker_beta": 0}}).json()
+    assert not [a for it in off["items"] for a in it["stages"].get("reweight", {}).get("adjustments", [])
+                if a["stage"] == "speaker"]
 
 
 def test_recency_list_for_current_value_questions(client, tenant):
