@@ -13,6 +13,8 @@ and without its adversarial category, BEAM without abstention. Writes
 `bench/results/fusion-validation-<date>[-<tag>].{md,json}` (tag: $PALIMPSEST_FUSION_EVAL_TAG, so a
 run does not overwrite a committed report). $PALIMPSEST_FUSION_EVAL_EXTRA adds rows: a JSON list of
 [label, recipe overrides, model file], e.g. an ablation's model fitted with a stage off.
+$PALIMPSEST_FUSION_EVAL_TOP_K asks for that many items instead of 50 (the context's direct evidence is
+the top_k, so the context stages get room below 50; the rank metrics read the first 10 either way).
 """
 from __future__ import annotations
 
@@ -27,11 +29,14 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT_DIR = ROOT / "bench" / "results"
-TOP_K = 50
+TOP_K = int(os.environ.get("PALIMPSEST_FUSION_EVAL_TOP_K") or 50)  # items asked for (the server's default is 10)
 BUDGET = 2000
 KEYS = ("r@5", "r@10", "all@10", "mrr", "er@2k")
 SESSION_KEYS = ("sR@5", "sR@10", "dsR@5", "dsR@10")  # LongMemEval_S: session level (bench.metrics)
 COMMAND = "python -m training.fusion --evaluate"
+# the service's answers are kept per top_k (its context takes the top_k first); a baseline's are not: its
+# context is packed from its whole ranking and the metrics read its first 10 (`baselines.baseline_answers`)
+_TOP = "" if TOP_K == 50 else f"-top{TOP_K}"
 
 
 def service_answers(ds: Any, tenant_id: int, overrides: dict[str, Any], fusion_model: Any = None
@@ -116,7 +121,7 @@ def evaluate(tenant_id: int, only: tuple[str, ...] | None = None, prefetch: bool
                 runs.append((label, {"learned": True} | overrides, FusionRanker.load(Path(path))))
         for label, overrides, fm in runs:
             if label == "learned off":
-                answers, ms = _cached_answers(f"{name}-default",
+                answers, ms = _cached_answers(f"{name}-default{_TOP}",
                                               lambda: service_answers(ds, tenant_id, overrides, fm))
             else:
                 answers, ms = service_answers(ds, tenant_id, overrides, fm)
