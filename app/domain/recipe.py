@@ -72,9 +72,9 @@ class Recipe(BaseModel):
                            stage=True)
     # On: better on validation on all three data sets, over 3 fits each (docs/models.md, stop 28).
     learned_priors: bool = _field(True, "learned_priors_enabled", "With the learned ranker: the reweight's "
-                                  "factors (time window ×1.3, a named speaker ×1.25, the asker's own turn ×2, "
-                                  "surprise ×(1 + 0.2σ), a superseded turn in a knowledge-update question ×0.85) "
-                                  "applied again on top of its score.", stage=True)
+                                  "factors (time window ×1.3, a named speaker ×(1 + speaker_beta), the asker's own "
+                                  "turn ×(1 + asker_beta), surprise ×(1 + 0.2σ), a superseded turn in a "
+                                  "knowledge-update question ×0.85) applied again on top of its score.", stage=True)
     current_first: bool = _field(True, "current_first_enabled", "With the learned ranker: a question asking for a "
                                  "current value (knowledge_update intent) gets the turn that superseded a candidate "
                                  "just above it (brought in when it was not retrieved).", stage=True)
