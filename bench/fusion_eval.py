@@ -70,6 +70,18 @@ def service_answers(ds: Any, tenant_id: int, overrides: dict[str, Any], fusion_m
     return answers, stage_ms
 
 
+def _recipe_key(overrides: dict[str, Any]) -> str:
+    """A short digest of the recipe these overrides give on today's defaults: kept answers are asked
+    again once a default changes."""
+    import hashlib
+
+    from app.domain.recipe import Recipe
+    from app.settings import get_settings
+
+    recipe = Recipe.from_settings(get_settings()).with_overrides(overrides)
+    return hashlib.sha1(json.dumps(recipe.model_dump(), sort_keys=True, default=str).encode()).hexdigest()[:10]
+
+
 def _rows(summary: dict[str, Any], row: str) -> dict[str, float]:
     t = summary["table"].get(row) or {}
     return ({k: round(float(t.get(k, float("nan"))), 4) for k in KEYS + tuple(k for k in SESSION_KEYS if k in t)}
@@ -78,7 +90,8 @@ def _rows(summary: dict[str, Any], row: str) -> dict[str, float]:
 
 def _cached_answers(key: str, make: Any) -> dict[str, Any]:
     """Answers that do not depend on the model (the learned ranker off, the baselines), kept under
-    var/fusion/ between runs of the same day: delete the files to ask again."""
+    var/fusion/ between runs of the same day (the service's under a key naming its recipe): delete the
+    files to ask again."""
     import pickle
 
     path = ROOT / "var" / "fusion" / f"eval-{datetime.now(UTC):%Y%m%d}-{key}.pkl"
@@ -121,7 +134,7 @@ def evaluate(tenant_id: int, only: tuple[str, ...] | None = None, prefetch: bool
                 runs.append((label, {"learned": True} | overrides, FusionRanker.load(Path(path))))
         for label, overrides, fm in runs:
             if label == "learned off":
-                answers, ms = _cached_answers(f"{name}-default{_TOP}",
+                answers, ms = _cached_answers(f"{name}-default{_TOP}-{_recipe_key(overrides)}",
                                               lambda: service_answers(ds, tenant_id, overrides, fm))
             else:
                 answers, ms = service_answers(ds, tenant_id, overrides, fm)
