@@ -105,11 +105,12 @@ class Recipe(BaseModel):
     # 20 pairs: same held-out r@10 as 50 (0.686), p95 190 ms vs 531 ms (int8, CPU).
     rerank_top_n: int = _field(20, "rerank_top_n", "Candidates the cross-encoder scores.", ge=1, le=200)
     rerank_alpha: float = _field(0.55, "rerank_alpha", "Blend of cross-encoder and fused score.", ge=0, le=1)
-    # Off (0) since stop 30: with the server's top_k of 10 at budget 2,000 the neighbours took the room of
-    # ranked candidates that held more evidence (validation er@2k BEAM 0.725 vs 0.765 without, LongMemEval_S
-    # 0.896 vs 0.923, LoCoMo 0.921 both); the learned ranker already reads the exchange around a turn.
-    neighbours: int = _field(0, "context_neighbours", "Turns on each side of the strongest evidence added to the "
-                             "context before the rest of the ranked candidates (0: none).", stage=True, ge=0, le=5)
+    # Since stop 30 they fill the room the ranked candidates leave: added before them, at the server's top_k of
+    # 10 they took the room of candidates that held more evidence (validation er@2k BEAM 0.725 vs 0.765
+    # without, LongMemEval_S 0.896 vs 0.923); after them they still bring in the reply beside a question when
+    # the candidates are few (a new conversation, lexical hits only).
+    neighbours: int = _field(1, "context_neighbours", "Turns on each side of the strongest evidence added to the "
+                             "context in the room the ranked candidates leave (0: none).", stage=True, ge=0, le=5)
     neighbour_of: int = _field(5, "context_neighbour_of", "Around how many of the best candidates neighbours are "
                                "added.", ge=0, le=50)
     # Off since stop 30: on validation they changed nothing at budget 2,000 and took the room of turns at 512

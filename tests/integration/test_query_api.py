@@ -139,13 +139,13 @@ def test_health_and_readiness(client):
 def test_context_items_say_why_each_event_is_there(client, tenant):
     _, key = tenant
     load(client, key)
-    out = q(client, key, query="sourdough bread", conversation_id="talk", top_k=1, token_budget=2000,
-            pipeline={"neighbours": 1})  # off by default; asked for, the question this answer replies to
+    out = q(client, key, query="sourdough bread", conversation_id="talk", top_k=1, token_budget=2000)
     reasons = {c["event_id"]: c["reason"] for c in out["context_items"]}
     assert reasons["5"] == "direct evidence"
-    assert reasons["4"].startswith("next to #")
-    plain = q(client, key, query="sourdough bread", conversation_id="talk", top_k=1, token_budget=2000)
-    assert not any(c["reason"].startswith("next to #") for c in plain["context_items"])
+    assert reasons["4"].startswith("next to #")  # the question this answer replies to
+    off = q(client, key, query="sourdough bread", conversation_id="talk", top_k=1, token_budget=2000,
+            pipeline={"neighbours": 0})
+    assert not any(c["reason"].startswith("next to #") for c in off["context_items"])
     assert len(out["context_items"]) == len(out["context"].splitlines()) - (1 if out["left_out"] else 0)
     tight = q(client, key, query="bakery job bread Denver Miso", conversation_id="talk", token_budget=40)
     assert tight["left_out"] > 0 and tight["context"].endswith("left out to fit the token budget.]")

@@ -112,6 +112,21 @@ def test_assemble_adds_neighbours_of_top_evidence_and_a_notice():
     assert ctx.tokens == words(ctx.text) <= budget
 
 
+def test_neighbours_take_only_the_room_the_ranked_candidates_leave():
+    """Room for one more line: a ranked candidate takes it before a neighbour of the evidence; with no
+    candidate left to add (a thin ranking), the neighbour gets it."""
+    t = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    q = ContextItem(10, "Ben", "what city?", t)
+    a = ContextItem(11, "Ana", "Denver", t + timedelta(minutes=1))
+    other = ContextItem(20, "X", "also Denver", t + timedelta(days=2))
+    budget = sum(words(render_line(x)) for x in (a, other))
+    plan = AssemblyPlan(direct=1, neighbour_of=1, notice=False)
+    deep = assemble([a, other], budget, words, neighbours={11: [q]}, plan=plan)
+    assert deep.reasons == {11: "direct evidence", 20: "ranked candidate"}
+    thin = assemble([a], budget, words, neighbours={11: [q]}, plan=plan)
+    assert thin.reasons == {11: "direct evidence", 10: "next to #11"}
+
+
 def test_an_episode_summary_stands_in_for_evidence_that_does_not_fit():
     from app.domain.retrieval.assemble import SummaryItem, render_summary
 

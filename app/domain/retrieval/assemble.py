@@ -1,11 +1,12 @@
 """Context assembly inside a token budget (Cortex §5, PRISM N3), by priority:
 
 1. direct evidence — the best-ranked candidates (the top_k items first);
-2. neighbours — the turns right around the strongest evidence (the question a reply answers,
-   the reply to a question), which carry what the evidence leaves implicit;
-3. episode summaries for direct evidence that did not fit (a short account of the episode stands in
+2. episode summaries for direct evidence that did not fit (a short account of the episode stands in
    for the turn the budget could not hold);
-4. the rest of the ranked candidates, while they fit;
+3. the rest of the ranked candidates, while they fit;
+4. neighbours — the turns right around the strongest evidence (the question a reply answers,
+   the reply to a question), which carry what the evidence leaves implicit, in the room the ranking
+   left (it holds more evidence where it is deep; where it is thin, they are what is left to add);
 5. a closing notice of what was left out, so the answer model knows the context is partial.
 
 A piece that does not fit is skipped, not truncated, so shorter evidence behind it still gets
@@ -251,10 +252,6 @@ def assemble(
         newer = by_id.get(item.superseded_by) if item.id in chosen and item.superseded_by is not None else None
         if newer is not None:
             take(newer, f"supersedes #{item.id}")
-    for item in ranked[: plan.neighbour_of]:
-        if item.id in chosen:
-            for n in (neighbours or {}).get(item.id, ()):
-                take(n, f"next to #{item.id}")
     missing = [item.id for item in ranked[: plan.direct] if item.id not in chosen]
     picked: dict[tuple[str, int], SummaryItem] = {}
     for pk in missing:
@@ -272,6 +269,12 @@ def assemble(
         if room - used < floor:
             break
         take(item, "ranked candidate")
+    # the turns around the strongest evidence fill what room the ranking leaves: when the candidates are
+    # few (a new conversation, lexical hits only), the reply beside a matching question still gets in
+    for item in ranked[: plan.neighbour_of]:
+        if item.id in chosen:
+            for n in (neighbours or {}).get(item.id, ()):
+                take(n, f"next to #{item.id}")
 
     lines = _lines(list(chosen.values()), list(picked.values()), compact)
     left_out = sum(1 for it in ranked if it.id not in chosen)
