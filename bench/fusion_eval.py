@@ -39,18 +39,24 @@ COMMAND = "python -m training.fusion --evaluate"
 _TOP = "" if TOP_K == 50 else f"-top{TOP_K}"
 
 
+def _recipe(overrides: dict[str, Any]) -> Any:
+    """The server's default recipe (its settings) with these overrides."""
+    from app.domain.recipe import Recipe
+    from app.settings import get_settings
+
+    return Recipe.from_settings(get_settings()).with_overrides(overrides)
+
+
 def service_answers(ds: Any, tenant_id: int, overrides: dict[str, Any], fusion_model: Any = None
                     ) -> tuple[dict[str, Any], list[float]]:
     from app.adapters.embedder import get_embedder
-    from app.domain.recipe import Recipe
     from app.services.query import QueryInput, run_query
-    from app.settings import get_settings
     from app.storage.candidates import Scope
     from app.storage.db import get_engine
     from bench.context import count_tokens
     from bench.evaluate import SystemAnswer
 
-    recipe = Recipe.from_settings(get_settings()).with_overrides(overrides)
+    recipe = _recipe(overrides)
     embedder, engine = get_embedder(), get_engine()
     answers, stage_ms = {}, []
     for q in ds.questions:
@@ -75,11 +81,8 @@ def _recipe_key(overrides: dict[str, Any]) -> str:
     again once a default changes."""
     import hashlib
 
-    from app.domain.recipe import Recipe
-    from app.settings import get_settings
-
-    recipe = Recipe.from_settings(get_settings()).with_overrides(overrides)
-    return hashlib.sha1(json.dumps(recipe.model_dump(), sort_keys=True, default=str).encode()).hexdigest()[:10]
+    dump = _recipe(overrides).model_dump()
+    return hashlib.sha1(json.dumps(dump, sort_keys=True, default=str).encode()).hexdigest()[:10]
 
 
 def _rows(summary: dict[str, Any], row: str) -> dict[str, float]:

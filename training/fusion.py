@@ -258,7 +258,8 @@ def train_and_choose(tenant_id: int | None) -> dict[str, Any]:
 
     # chosen as it ranks in the product: with the reweight's factors on top, at the default recipe's strengths,
     # where the default recipe adds them
-    on_top = (lambda x: prior_boost(x, reweight_config(DEFAULT))) if DEFAULT.learned_priors else (lambda x: 0.0)
+    strengths = reweight_config(DEFAULT)
+    on_top = (lambda x: prior_boost(x, strengths)) if DEFAULT.learned_priors else (lambda x: 0.0)
     fitted: dict[str, tuple[str, Any, dict[str, Any], Any]] = {}  # label -> (kind, model, params, scorer)
     for params in GRID:
         booster = fit_lgbm(train, params)
