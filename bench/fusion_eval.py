@@ -77,11 +77,13 @@ def service_answers(ds: Any, tenant_id: int, overrides: dict[str, Any], fusion_m
 
 
 def _recipe_key(overrides: dict[str, Any]) -> str:
-    """A short digest of the recipe these overrides give on today's defaults: kept answers are asked
-    again once a default changes."""
+    """A short digest of the recipe these overrides give on today's defaults and of the embedder:
+    kept answers are asked again once a default or the embedder changes."""
     import hashlib
 
-    dump = _recipe(overrides).model_dump()
+    from app.settings import get_settings
+
+    dump = _recipe(overrides).model_dump() | {"embedder": get_settings().embedding_model_name}  # the vectors asked
     return hashlib.sha1(json.dumps(dump, sort_keys=True, default=str).encode()).hexdigest()[:10]
 
 
@@ -110,7 +112,8 @@ def evaluate(tenant_id: int, only: tuple[str, ...] | None = None, prefetch: bool
     """The report; `only`: these data sets; `prefetch`: only ask (and keep) the learned-off answers and the
     baselines, for a later run with the model."""
     from app.adapters.fusion_ranker import MODEL_FILE, FusionRanker
-    from bench.baselines import baseline_answers, run_baselines
+    from app.settings import get_settings
+    from bench.baselines import BASELINE_EMBEDDER, baseline_answers, run_baselines
     from bench.evaluate import summarize
     from bench.splits import load_split
 
@@ -125,6 +128,7 @@ def evaluate(tenant_id: int, only: tuple[str, ...] | None = None, prefetch: bool
             built_conversations(get_engine(), tenant_id, "longmemeval"))))
     result: dict[str, Any] = {"command": COMMAND, "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
                               "model": (model.meta if model else {}) | {"file": str(MODEL_FILE.relative_to(ROOT))},
+                              "embedder": get_settings().embedding_model_name,
                               "datasets": {}}
     for name, ds in sets.items():
         systems: dict[str, Any] = {}
@@ -144,8 +148,9 @@ def evaluate(tenant_id: int, only: tuple[str, ...] | None = None, prefetch: bool
             systems[label] = summarize(ds, answers, [BUDGET], top_k=10)
             stage[label] = round(statistics.median(ms), 3) if ms else 0.0
             print(f"{name} {label} done", file=sys.stderr)
-        base = _cached_answers(f"{name}-baselines", lambda: {
-            b: baseline_answers(ds, rk, [BUDGET], TOP_K) for b, rk in run_baselines(ds).items()})
+        base = _cached_answers(f"{name}-baselines-{BASELINE_EMBEDDER}", lambda: {
+            b: baseline_answers(ds, rk, [BUDGET], TOP_K)
+            for b, rk in run_baselines(ds, cache_dir=ROOT / "var" / "fusion" / "vectors").items()})
         for b, answers in base.items():
             systems[b] = summarize(ds, answers, [BUDGET], top_k=10)
         entry: dict[str, Any] = {"questions": len(ds.questions), "abstention": {
@@ -169,10 +174,13 @@ def _line(name: str, r: dict[str, float], keys: tuple[str, ...] = KEYS) -> str:
 
 
 def markdown(result: dict[str, Any]) -> str:
+    from bench.baselines import BASELINE_EMBEDDER
+
     m = result["model"]
     lines = [f"# Learned fusion on the validation split ({result['date']})", "",
              f"Command: `{result['command']}` (shared dev database, in-process, no reranker, no LLM, "
-             f"top {TOP_K}, budget {BUDGET}). Model: `{m['file']}`, {m['kind']}, trained {m['trained_at']} on "
+             f"top {TOP_K}, budget {BUDGET}; embedder {result.get('embedder', '?')}, dense baseline "
+             f"{BASELINE_EMBEDDER}). Model: `{m['file']}`, {m['kind']}, trained {m['trained_at']} on "
              + "; ".join(f"{ds} {', '.join(ids)}" for ds, ids in m["trained_on"].items()) + ".", ""]
     for name, entry in result["datasets"].items():
         first = next(iter(entry["systems"].values()))["overall"]

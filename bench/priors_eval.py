@@ -191,7 +191,6 @@ def fit(tid: int, only: str | None = None, cache: Path | None = None) -> dict[st
 
 
 def validate(tid: int, fitted: dict[str, float], only: str | None = None) -> dict[str, Any]:
-    from app.adapters.embedder import get_embedder
     from bench.baselines import baseline_answers, run_baselines
     from bench.evaluate import summarize
 
@@ -204,7 +203,7 @@ def validate(tid: int, fitted: dict[str, float], only: str | None = None) -> dic
                 answers[q.qid] = answer_of(ask(tid, f"{ds.name}/{q.conversation_id}", q.question, rec, q.as_of))
             log(f"{ds.name} {name}: {len(answers)} questions in {time.perf_counter() - t0:.0f}s")
             systems[name] = summarize(ds, answers, [BUDGET])
-        rankings = run_baselines(ds, get_embedder().encode, log=log)
+        rankings = run_baselines(ds, log=log)
         for b, ranks in rankings.items():
             systems[b] = summarize(ds, baseline_answers(ds, ranks, [BUDGET], TOP), [BUDGET])
         out["datasets"][ds.name] = {k: {"table": v["table"], "abstention": v["abstention"]} for k, v in systems.items()}

@@ -41,7 +41,6 @@ def run_lme(var_dir: Path, n: int, today: dict[str, float], fitted: dict[str, fl
         ingest([ds], tenant=TENANT)
     tid = attach(var_dir)
 
-    from app.adapters.embedder import get_embedder
     from bench.baselines import baseline_answers, run_baselines
     from bench.evaluate import summarize
 
@@ -54,7 +53,7 @@ def run_lme(var_dir: Path, n: int, today: dict[str, float], fitted: dict[str, fl
             ranked = answers[q.qid].ranked
             per_question[q.qid][name] = next((i for i, e in enumerate(ranked, 1) if e in q.gold), None)
         systems[name] = summarize(ds, answers, [budget])
-    for b, ranks in run_baselines(ds, get_embedder().encode, log=log).items():
+    for b, ranks in run_baselines(ds, log=log).items():
         systems[b] = summarize(ds, baseline_answers(ds, ranks, [budget], top), [budget])
         for q in ds.questions:
             per_question[q.qid][b] = next((i for i, e in enumerate(ranks[q.qid], 1) if e in q.gold), None)

@@ -85,7 +85,8 @@ def model_info(path: Path | str | None, name: str | None = None, **extra: Any) -
 
 
 def embedder_info() -> dict[str, Any]:
-    """The embedder the service and the dense baseline use (the settings of this process)."""
+    """The embedder the service uses (the settings of this process). The dense baseline's is the
+    packaged all-MiniLM-L6-v2 (`bench.baselines.baseline_encoder`), trained on none of these data sets."""
     from app.settings import get_settings
 
     s = get_settings()

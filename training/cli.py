@@ -1,9 +1,10 @@
-"""`palimpsest train-reranker`: the reranker's training job on the command line.
+"""`palimpsest train-reranker` and `palimpsest train-embedder`: the training jobs on the command line.
 
 The product's CLI finds it through the `palimpsest.commands` entry point in pyproject.toml
 (`register` below); the product itself never imports this package. Also runnable alone:
 
     python -m training.cli --datasets beam,longmemeval --out var/models/reranker-minilm
+    python -m training.cli embedder --datasets beam,longmemeval --out var/models/embedder-minilm
 """
 from __future__ import annotations
 
@@ -20,6 +21,54 @@ def register(app: typer.Typer) -> None:
     command passes its arguments through untouched, `--help` included."""
     app.command("train-reranker", add_help_option=False,
                 context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(train_reranker_cmd)
+
+
+def register_embedder(app: typer.Typer) -> None:
+    """Add `train-embedder` to the root CLI (its options parsed by `embedder_main`)."""
+    app.command("train-embedder", add_help_option=False,
+                context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(train_embedder_cmd)
+
+
+def train_embedder_cmd(ctx: typer.Context) -> None:
+    """Fine-tune the packaged MiniLM as the bi-encoder that embeds events and questions (its own
+    options: `palimpsest train-embedder --help`); the service uses it once PALIMPSEST_EMBEDDING_MODEL_PATH
+    names it."""
+    raise typer.Exit(embedder_main(ctx.args))
+
+
+def embedder_main(argv: Sequence[str] | None = None) -> int:
+    """Parse the embedder job's options, train, print the report; the exit status."""
+    from training.embedder import EmbedderConfig, train_embedder
+
+    d = EmbedderConfig()
+    ap = argparse.ArgumentParser(description="Fine-tune all-MiniLM-L6-v2 as a bi-encoder on (question, evidence "
+                                 "turn) pairs of the train split of LoCoMo, BEAM and LongMemEval_S data.")
+    ap.add_argument("--data-dir", default=None,
+                    help="the folder holding locomo/, beam100k/, longmemeval/ (default: $PALIMPSEST_BENCH_DATA, "
+                         "else ../shared/data beside the repository)")
+    ap.add_argument("--datasets", default=",".join(d.datasets),
+                    help="comma-separated, of locomo, beam, longmemeval (a missing one is skipped; the default "
+                         "leaves out LoCoMo, whose licence is non-commercial: docs/models.md)")
+    ap.add_argument("--split", default=d.split, choices=("train", "all"))
+    ap.add_argument("--out", default=d.output_dir)
+    ap.add_argument("--base", default=None, help="base model directory (default: the packaged all-MiniLM-L6-v2)")
+    ap.add_argument("--epochs", type=int, default=d.epochs)
+    ap.add_argument("--lr", type=float, default=d.lr)
+    ap.add_argument("--batch-size", type=int, default=d.batch_size)
+    ap.add_argument("--max-length", type=int, default=d.max_length)
+    ap.add_argument("--hard-negatives", type=int, default=d.hard_negatives)
+    ap.add_argument("--max-gold", type=int, default=d.max_gold)
+    ap.add_argument("--threads", type=int, default=d.threads)
+    ap.add_argument("--time-limit", type=float, default=d.time_limit_s, help="seconds; 0: none")
+    ap.add_argument("--seed", type=int, default=d.seed)
+    a = ap.parse_args(argv)
+    cfg = EmbedderConfig(data_dir=a.data_dir, datasets=tuple(x.strip() for x in a.datasets.split(",") if x.strip()),
+                         split=a.split, output_dir=a.out, base_model_path=a.base, epochs=a.epochs, lr=a.lr,
+                         batch_size=a.batch_size, max_length=a.max_length, hard_negatives=a.hard_negatives,
+                         max_gold=a.max_gold, threads=a.threads, time_limit_s=a.time_limit, seed=a.seed)
+    report = train_embedder(cfg, log=lambda m: print(m, flush=True))
+    print(json.dumps({k: v for k, v in asdict(report).items() if k != "losses"}, indent=2))
+    return 0
 
 
 def train_reranker_cmd(ctx: typer.Context) -> None:
@@ -70,4 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:2] == ["embedder"]:
+        raise SystemExit(embedder_main(sys.argv[2:]))
     raise SystemExit(main())

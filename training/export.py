@@ -1,7 +1,9 @@
-"""Export a trained cross-encoder as a release the package can ship: fp16 safetensors, its tokenizer
-and config, and its training manifest and report (what it saw, how it was made).
+"""Export a trained model (the cross-encoder, or the bi-encoder of `training.embedder`) as a release
+the package can ship: fp16 safetensors, its tokenizer, config and sentence-transformers modules
+(`1_Pooling/`, `2_Normalize/`), and its training manifest and report (what it saw, how it was made).
 
     python -m training.export var/models/reranker-minilm OUT_DIR
+    python -m training.export var/models/embedder-minilm app/adapters/embed_model
 
 The weights are stored in half precision (about 45 MB for MiniLM-L6 instead of 90) and loaded back in
 float32 (`torch_dtype` is kept float32 in the config), so the product computes exactly as it would with
@@ -20,7 +22,8 @@ KEEP = ("config.json", "config_sentence_transformers.json", "modules.json", "sen
 
 
 def export_fp16(src: str | Path, dst: str | Path) -> Path:
-    """Copy `src` (a saved CrossEncoder directory) to `dst` with fp16 weights; returns the weights file."""
+    """Copy `src` (a saved CrossEncoder or SentenceTransformer directory) to `dst` with fp16 weights;
+    returns the weights file."""
     from safetensors.torch import load_file, save_file
 
     src, dst = Path(src), Path(dst)
@@ -32,6 +35,8 @@ def export_fp16(src: str | Path, dst: str | Path) -> Path:
     for name in KEEP:
         if (src / name).is_file():
             shutil.copy(src / name, dst / name)
+    for module in sorted(p for p in src.iterdir() if p.is_dir() and p.name[:1].isdigit()):  # 1_Pooling, ...
+        shutil.copytree(module, dst / module.name)
     cfg = json.loads((dst / "config.json").read_text())
     for key in ("torch_dtype", "dtype"):  # load back as float32: CPU inference and int8 quantisation want it
         if key in cfg:
@@ -42,7 +47,8 @@ def export_fp16(src: str | Path, dst: str | Path) -> Path:
     out = dst / "model.safetensors"
     save_file(half, str(out), metadata={"format": "pt"})
     out.chmod(0o644)
-    (dst / "README.md").write_text("# reranker-minilm\n\nThe cross-encoder Palimpsest ships: its model card is "
+    kind = "the bi-encoder that embeds events and questions" if (dst / "1_Pooling").is_dir() else "the cross-encoder"
+    (dst / "README.md").write_text(f"# {src.name}\n\n{kind[0].upper() + kind[1:]} of Palimpsest: its model card is "
                                    "docs/models.md; what it was trained on is training-manifest.json.\n")
     return out
 

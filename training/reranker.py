@@ -1,7 +1,7 @@
 """Fine-tune a cross-encoder reranker from the packaged MiniLM (`palimpsest train-reranker`).
 
 No pretrained cross-encoder ships in any package we can install, so we make one: the encoder of
-all-MiniLM-L6-v2 (the embedder's own weights, `embedding_model_path`) with a fresh one-logit head,
+all-MiniLM-L6-v2 (the packaged weights, `app.settings.packaged_minilm_path`) with a fresh one-logit head,
 trained on (question, turn) pairs from the TRAIN split of the benchmark data (`training.data`: LoCoMo,
 BEAM and LongMemEval_S in their own formats under `--data-dir`, split by `bench/splits.json`):
 
@@ -56,7 +56,7 @@ class TrainConfig:
     datasets: tuple[str, ...] = DATASETS
     split: str = "train"  # of bench/splits.json; "all" for data of one's own that the manifest does not list
     output_dir: str = "var/models/reranker-minilm"
-    base_model_path: str | None = None  # None: the embedder's directory (settings.embedding_model_path)
+    base_model_path: str | None = None  # None: the packaged all-MiniLM-L6-v2 (settings.packaged_minilm_path)
     max_length: int = 128
     negatives: int = 3  # hard negatives per group
     pool: int = 30  # first-stage depth the negatives are drawn from
@@ -224,14 +224,14 @@ def train_reranker(cfg: TrainConfig | None = None, log: Callable[[str], None] = 
     import torch
     from sentence_transformers import CrossEncoder
 
-    from app.settings import get_settings
+    from app.settings import packaged_minilm_path
 
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     random.seed(cfg.seed)
     np.random.seed(cfg.seed)
     torch.manual_seed(cfg.seed)
-    base = cfg.base_model_path or get_settings().embedding_model_path
+    base = cfg.base_model_path or packaged_minilm_path()
 
     t0 = time.perf_counter()
     if cfg.data_dir is None:

@@ -26,7 +26,8 @@ def test_each_backend_stores_vectors_under_its_own_name():
         assert stored_model_name(name, "onnx", True) == "m" + ONNX_QUANT_SUFFIX
         assert stored_model_name(name, "onnx", False) == "m" + ONNX_SUFFIX
     # the setting every reader uses (writer, dense search, layers, rebuild) follows the backend
-    assert Settings().embedding_model_name == "all-MiniLM-L6-v2"
+    assert Settings().embedding_model_name == "palimpsest-minilm-v1"  # the shipped fine-tune
+    # the ONNX file is the packaged all-MiniLM-L6-v2: its vectors are never stored under the fine-tune's name
     assert Settings(embedding_backend="onnx").embedding_model_name == "all-MiniLM-L6-v2" + ONNX_QUANT_SUFFIX
     assert Settings(embedding_backend="onnx", embedding_onnx_quantize=False,
                     embedding_model_name="all-MiniLM-L6-v2" + ONNX_QUANT_SUFFIX).embedding_model_name \
@@ -35,12 +36,22 @@ def test_each_backend_stores_vectors_under_its_own_name():
         Settings(embedding_backend="tensorflow")
 
 
-@needs_onnx
-def test_onnx_backend_matches_torch(embedder):
-    from app.adapters.embedder import OnnxEmbedder, default_onnx_path
-    from app.settings import get_settings
+@pytest.fixture(scope="module")
+def packaged():
+    """The packaged all-MiniLM-L6-v2 through torch: the model the ONNX file holds."""
+    from app.adapters.embedder import Embedder
+    from app.settings import packaged_minilm_path
 
-    onnx = OnnxEmbedder(default_onnx_path(), get_settings().embedding_model_path, "x" + ONNX_SUFFIX, batch_size=2)
+    return Embedder(packaged_minilm_path(), "all-MiniLM-L6-v2", batch_size=8)
+
+
+@needs_onnx
+def test_onnx_backend_matches_torch(packaged):
+    from app.adapters.embedder import OnnxEmbedder, default_onnx_path
+    from app.settings import packaged_minilm_path
+
+    embedder = packaged
+    onnx = OnnxEmbedder(default_onnx_path(), packaged_minilm_path(), "x" + ONNX_SUFFIX, batch_size=2)
     v = onnx.encode(SENTENCES)
     assert v.shape == (len(SENTENCES), 384) and v.dtype == np.float32
     assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-4)
@@ -54,14 +65,15 @@ def test_onnx_backend_matches_torch(embedder):
 
 @needs_onnx
 @pytest.mark.skipif(importlib.util.find_spec("onnx") is None, reason="pip install onnx")
-def test_quantized_onnx_is_cached_and_close(tmp_path, embedder):
+def test_quantized_onnx_is_cached_and_close(tmp_path, packaged):
     from app.adapters.embedder import OnnxEmbedder, default_onnx_path, quantized_onnx
-    from app.settings import get_settings
+    from app.settings import packaged_minilm_path
 
+    embedder = packaged
     path = quantized_onnx(default_onnx_path(), tmp_path)
     mtime = path.stat().st_mtime_ns
     assert quantized_onnx(default_onnx_path(), tmp_path) == path and path.stat().st_mtime_ns == mtime
-    q = OnnxEmbedder(default_onnx_path(), get_settings().embedding_model_path, "x" + ONNX_QUANT_SUFFIX,
+    q = OnnxEmbedder(default_onnx_path(), packaged_minilm_path(), "x" + ONNX_QUANT_SUFFIX,
                      quantize_cache=tmp_path)
     cos = (q.encode(SENTENCES) * embedder.encode(SENTENCES)).sum(axis=1)
     assert cos.min() > 0.96, cos

@@ -11,6 +11,7 @@ import pytest
 
 from app.domain.event import turn_text
 from app.domain.retrieval.rerank import RerankCandidate, max_relevance, minmax, rerank
+from tests.support.training_data import tiny_locomo, tiny_longmemeval
 
 
 def overlap_scorer(query: str, texts):
@@ -79,9 +80,9 @@ def test_minmax_and_best_probability_and_bad_input():
 def tiny_cross_encoder(tmp_path_factory) -> Path:
     from transformers import BertConfig, BertForSequenceClassification
 
-    from app.settings import get_settings
+    from app.settings import packaged_minilm_path
 
-    src = Path(get_settings().embedding_model_path)
+    src = Path(packaged_minilm_path())  # its tokenizer, as a cross-encoder trained from it has
     out = tmp_path_factory.mktemp("tiny-ce")
     cfg = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                      intermediate_size=64, max_position_embeddings=128, num_labels=1)
@@ -186,41 +187,6 @@ def test_the_default_reranker_is_the_trained_one_unless_a_path_is_set(tmp_path, 
 # ---------------------------------------------------------------- training plumbing (tiny model, tiny data)
 
 
-def _tiny_locomo(path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    turns1 = [("Ana", "Hi Ben, how are you?"), ("Ben", "Great! I adopted a puppy named Rex."),
-              ("Ana", "Lovely. I started violin lessons this week."), ("Ben", "Cool, which teacher?"),
-              ("Ana", "Mrs. Park, she is strict but kind."), ("Ben", "I am moving to Denver next month.")]
-    turns2 = [("Ana", "How is Denver?"), ("Ben", "Snowy. Rex loves the snow."),
-              ("Ana", "My violin recital is on Friday."), ("Ben", "Good luck with the recital!")]
-    conv = {"speaker_a": "Ana", "speaker_b": "Ben",
-            "session_1_date_time": "1:56 pm on 8 May, 2023", "session_2_date_time": "3:00 pm on 20 June, 2023",
-            "session_1": [{"speaker": s, "dia_id": f"D1:{i + 1}", "text": t} for i, (s, t) in enumerate(turns1)],
-            "session_2": [{"speaker": s, "dia_id": f"D2:{i + 1}", "text": t} for i, (s, t) in enumerate(turns2)]}
-    qa = [{"question": "What is the name of Ben's puppy?", "answer": "Rex", "evidence": ["D1:2"], "category": 4},
-          {"question": "Who teaches Ana violin?", "answer": "Mrs. Park", "evidence": ["D1:5"], "category": 4},
-          {"question": "Where did Ben move?", "answer": "Denver", "evidence": ["D1:6; D2:2"], "category": 1}]
-    path.write_text(json.dumps([{"sample_id": "conv-x", "conversation": conv, "qa": qa}]))
-
-
-def _tiny_longmemeval(data_dir: Path, qids=("q-train", "q-abs_abs")) -> None:
-    """LongMemEval_S's format: sessions by id, questions with their haystack and `has_answer` turns."""
-    import gzip
-
-    sessions = {"s1": [{"role": "user", "content": "I bought a blue bike on Sunday.", "has_answer": True},
-                       {"role": "assistant", "content": "A blue bike, nice choice!"}],
-                "s2": [{"role": "user", "content": "Any tips for a pasta dinner?"},
-                       {"role": "assistant", "content": "Salt the water well."},
-                       {"role": "user", "content": "Thanks, the weather is cold today."}]}
-    qs = [{"question_id": qid, "question_type": "single-session-user", "question": "What colour is my bike?",
-           "answer": "blue", "question_date": "2023/05/30 (Tue) 10:00",
-           "haystack_session_ids": ["s1", "s2"], "haystack_dates": ["2023/05/28 (Sun) 09:00", "2023/05/29 (Mon) 09:00"],
-           "answer_session_ids": ["s1"]} for qid in qids]
-    (data_dir / "longmemeval").mkdir(parents=True, exist_ok=True)
-    with gzip.open(data_dir / "longmemeval" / "longmemeval_s_train.json.gz", "wt") as fh:
-        json.dump({"sessions": sessions, "questions": qs}, fh)
-
-
 def _bag_encoder(texts):
     out = np.zeros((len(texts), 64), dtype=np.float32)
     for i, t in enumerate(texts):
@@ -233,7 +199,7 @@ def test_mined_groups_use_gold_positives_and_exclude_gold_neighbours(tmp_path):
     from training.locomo import load_locomo
     from training.reranker import mine_groups
 
-    _tiny_locomo(tmp_path / "l.json")
+    tiny_locomo(tmp_path / "l.json")
     convs = load_locomo(tmp_path / "l.json")
     assert convs[0].questions[2].gold == ("D1:6", "D2:2")  # "D1:6; D2:2" split
     groups = mine_groups(convs, _bag_encoder, negatives=3, pool=5)
@@ -258,8 +224,8 @@ def test_train_reranker_end_to_end_on_a_tiny_model(tmp_path, tiny_cross_encoder)
     from training.export import export_fp16
 
     data = tmp_path / "data"
-    _tiny_locomo(data / "locomo" / "locomo_dev7.json")
-    _tiny_longmemeval(data)
+    tiny_locomo(data / "locomo" / "locomo_dev7.json")
+    tiny_longmemeval(data)
     out = tmp_path / "out"
     assert main(["--data-dir", str(data), "--datasets", "locomo,beam,longmemeval", "--split", "all",
                  "--out", str(out), "--base", str(tiny_cross_encoder), "--max-length", "64", "--negatives", "2",
@@ -297,7 +263,7 @@ def test_training_data_reads_the_train_split_only(tmp_path):
     from bench.splits import train_ids, validation_ids
 
     lme_train, lme_val = train_ids("longmemeval")[0], validation_ids("longmemeval")[0]
-    _tiny_longmemeval(tmp_path, (lme_train, lme_val))
+    tiny_longmemeval(tmp_path, (lme_train, lme_val))
     data = load_training_data(tmp_path, log=lambda m: None)
     assert data.ids == {"beam": ["beam-1"], "longmemeval": [lme_train]}
     beam, lme = data.conversations

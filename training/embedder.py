@@ -1,0 +1,183 @@
+"""Fine-tune the packaged all-MiniLM-L6-v2 as the service's bi-encoder: questions and the turns that
+answer them drawn together, other turns of the same conversation pushed apart.
+
+    palimpsest train-embedder --datasets beam,longmemeval --out var/models/embedder-minilm
+
+What becomes a training example (`make_pairs`): each question with gold evidence, and each of its
+first `max_gold` gold turns, gives one (question, gold turn) pair, with `hard_negatives` turns of the
+same conversation that BM25 ranks high for the question but that are neither gold nor a gold turn's
+neighbour in its session (the other half of an exchange often answers too). A turn is encoded as
+the service encodes it (`app.domain.event.embedding_text`: its words alone).
+
+The loss is the usual in-batch one (multiple-negatives ranking, as sentence-transformers'
+`MultipleNegativesRankingLoss`): for each question, a softmax over the cosine similarities (× 20) to
+every positive and hard negative of its batch, the question's own positive the target. The model is
+saved as a sentence-transformers directory with `training-manifest.json` (`bench.provenance`: every
+conversation / question id it saw, so the harness refuses to score it on them) and
+`training_report.json`.
+
+Only the manifest's TRAIN split is read (`bench/splits.json`); `--split all` reads every conversation of
+data of one's own. `python -m training.export SRC DST` makes the fp16 release the package ships.
+"""
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from training.data import PERMISSIVE, load_training_data
+from training.locomo import Conv
+
+SCALE = 20.0  # cosine similarities × 20 before the softmax (sentence-transformers' default)
+
+
+@dataclass
+class EmbedderConfig:
+    data_dir: str | None = None  # None: $PALIMPSEST_BENCH_DATA, else ../shared/data beside the repository
+    datasets: tuple[str, ...] = PERMISSIVE
+    split: str = "train"  # of bench/splits.json; "all" for data of one's own that the manifest does not list
+    output_dir: str = "var/models/embedder-minilm"
+    base_model_path: str | None = None  # None: the packaged all-MiniLM-L6-v2
+    epochs: int = 3
+    lr: float = 3e-5
+    batch_size: int = 32
+    max_length: int = 128  # word pieces per text while training; the saved model keeps the base's 256
+    hard_negatives: int = 1
+    max_gold: int = 3  # pairs per question (its first gold turns)
+    threads: int = 2
+    time_limit_s: float = 0.0  # 0: no limit
+    seed: int = 42
+
+
+@dataclass(frozen=True)
+class Pair:
+    question: str
+    positive: str
+    negatives: tuple[str, ...]
+    conversation_id: str
+
+
+@dataclass
+class EmbedderReport:
+    output_dir: str
+    pairs: int
+    steps: int
+    seconds: float
+    stopped_early: bool
+    losses: list[float] = field(default_factory=list)
+    config: dict = field(default_factory=dict)
+
+
+def make_pairs(convs: Sequence[Conv], hard_negatives: int = 1, max_gold: int = 3, pool: int = 10,
+               seed: int = 42) -> list[Pair]:
+    """(question, gold turn, hard negatives) from conversations with gold evidence, shuffled."""
+    from rank_bm25 import BM25Okapi
+
+    from app.domain.event import embedding_text
+    from bench.baselines import tokenize
+
+    rng = random.Random(seed)
+    out: list[Pair] = []
+    for conv in convs:
+        by_id = {t.id: t for t in conv.turns}
+        bm25 = BM25Okapi([tokenize(t.content) or ["_"] for t in conv.turns])
+        for qa in conv.questions:
+            gold = [g for g in qa.gold if g in by_id]
+            if not gold:
+                continue
+            banned = set(gold)
+            for g in gold:
+                t = by_id[g]
+                for j in (t.index - 1, t.index + 1):
+                    if 0 <= j < len(conv.turns) and conv.turns[j].session == t.session:
+                        banned.add(conv.turns[j].id)
+            scores = bm25.get_scores(tokenize(qa.question) or ["_"])
+            ranked = [conv.turns[i].id for i in np.argsort(-scores, kind="stable")
+                      if conv.turns[i].id not in banned][:pool]
+            for g in gold[:max_gold]:
+                negs = rng.sample(ranked, min(hard_negatives, len(ranked)))
+                out.append(Pair(qa.question, embedding_text(by_id[g].content),
+                                tuple(embedding_text(by_id[n].content) for n in negs), conv.id))
+    rng.shuffle(out)
+    return out
+
+
+def _batch_loss(model, batch: Sequence[Pair]):  # noqa: ANN001, ANN202 - SentenceTransformer, torch tensor
+    import torch
+
+    docs = [p.positive for p in batch] + [n for p in batch for n in p.negatives]
+    features = getattr(model, "preprocess", None) or model.tokenize  # `tokenize` before sentence-transformers 6
+    q = model(features([p.question for p in batch]))["sentence_embedding"]
+    d = model(features(docs))["sentence_embedding"]
+    q, d = torch.nn.functional.normalize(q, dim=-1), torch.nn.functional.normalize(d, dim=-1)
+    sims = q @ d.T * SCALE
+    # a positive that another question of the batch shares is not that question's negative
+    same = torch.tensor([[docs[j] == batch[i].positive and j != i for j in range(len(docs))]
+                         for i in range(len(batch))])
+    sims = sims.masked_fill(same, float("-inf"))
+    return torch.nn.functional.cross_entropy(sims, torch.arange(len(batch)))
+
+
+def train_embedder(cfg: EmbedderConfig | None = None, log: Callable[[str], None] = print) -> EmbedderReport:
+    """Train, save the model with its training manifest and report; the report."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    from app.settings import packaged_minilm_path
+    from bench.datasets import default_data_dir
+    from bench.provenance import write_training_manifest
+
+    cfg = cfg or EmbedderConfig()
+    random.seed(cfg.seed)
+    np.random.seed(cfg.seed)
+    torch.manual_seed(cfg.seed)
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    data = load_training_data(cfg.data_dir or default_data_dir(), cfg.datasets, cfg.split, log=log)
+    pairs = make_pairs(data.conversations, cfg.hard_negatives, cfg.max_gold, seed=cfg.seed)
+    if not pairs:
+        raise ValueError("no question with gold evidence in the data: nothing to train on")
+    log(f"{len(pairs)} pairs from {len(data.conversations)} conversations")
+    model = SentenceTransformer(cfg.base_model_path or packaged_minilm_path(), device="cpu", local_files_only=True)
+    keep_length = model.max_seq_length
+    model.max_seq_length = cfg.max_length
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.01)
+    total = cfg.epochs * math.ceil(len(pairs) / cfg.batch_size)
+    warmup = max(1, total // 10)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warmup) * max(0.0, (total - s) / total))
+    model.train()
+    started, steps, losses, stopped = time.perf_counter(), 0, [], False
+    for _ in range(cfg.epochs):
+        for b in range(0, len(pairs), cfg.batch_size):
+            loss = _batch_loss(model, pairs[b:b + cfg.batch_size])
+            loss.backward()
+            opt.step()
+            sched.step()
+            opt.zero_grad()
+            steps += 1
+            losses.append(round(float(loss.item()), 4))
+            if steps % 10 == 0:
+                log(f"step {steps}/{total} loss {np.mean(losses[-10:]):.3f} ({time.perf_counter() - started:.0f} s)")
+            if cfg.time_limit_s and time.perf_counter() - started > cfg.time_limit_s:
+                stopped = True
+                break
+        if stopped:
+            break
+    model.eval()
+    model.max_seq_length = keep_length
+    out = Path(cfg.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    model.save(str(out))
+    write_training_manifest(out, data.ids, splits="bench/splits.json", split=cfg.split,
+                            kind="bi-encoder", base="all-MiniLM-L6-v2")
+    report = EmbedderReport(str(out), len(pairs), steps, round(time.perf_counter() - started, 1), stopped,
+                            losses, {**asdict(cfg), "datasets": list(cfg.datasets)})
+    (out / "training_report.json").write_text(json.dumps(asdict(report), indent=2) + "\n")
+    log(f"trained {steps} steps on {len(pairs)} pairs in {report.seconds:.0f} s -> {out}")
+    return report
