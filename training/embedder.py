@@ -91,12 +91,7 @@ def make_pairs(convs: Sequence[Conv], hard_negatives: int = 1, max_gold: int = 3
             gold = [g for g in qa.gold if g in by_id]
             if not gold:
                 continue
-            banned = set(gold)
-            for g in gold:
-                t = by_id[g]
-                for j in (t.index - 1, t.index + 1):
-                    if 0 <= j < len(conv.turns) and conv.turns[j].session == t.session:
-                        banned.add(conv.turns[j].id)
+            banned = conv.not_negatives(gold)
             scores = bm25.get_scores(tokenize(qa.question) or ["_"])
             ranked = [conv.turns[i].id for i in np.argsort(-scores, kind="stable")
                       if conv.turns[i].id not in banned][:pool]

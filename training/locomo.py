@@ -58,6 +58,18 @@ class Conv:
     questions: list[QA] = field(default_factory=list)
     mine_dense: bool = True  # False: hard negatives from BM25 alone (haystacks too large to embed for mining)
 
+    def not_negatives(self, gold: Iterable[str]) -> set[str]:
+        """The turns a question's hard negatives must not be: its gold turns and each gold turn's
+        neighbours in the same session (often the other half of the evidence: label noise)."""
+        by_id = self.by_id()
+        out = {g for g in gold if g in by_id}
+        for g in list(out):
+            t = by_id[g]
+            for j in (t.index - 1, t.index + 1):
+                if 0 <= j < len(self.turns) and self.turns[j].session == t.session:
+                    out.add(self.turns[j].id)
+        return out
+
     def by_id(self) -> dict[str, Turn]:
         return {t.id: t for t in self.turns}
 

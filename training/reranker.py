@@ -116,12 +116,7 @@ def mine_groups(convs: Sequence[Conv], encode: Callable[[list[str]], np.ndarray]
             gold = [g for g in qa.gold if g in by_id]
             if not gold:
                 continue
-            banned = set(gold)
-            for g in gold:  # neighbours in the same session: often the other half of the evidence
-                t = by_id[g]
-                for j in (t.index - 1, t.index + 1):
-                    if 0 <= j < len(conv.turns) and conv.turns[j].session == t.session:
-                        banned.add(conv.turns[j].id)
+            banned = conv.not_negatives(gold)
             ranked: list[str] = []
             for tid, _ in idx.dense(qv, pool) + idx.bm25(qa.question, pool):
                 if tid not in banned and tid not in ranked:

@@ -4,7 +4,6 @@ once, and while a dependency is down the API answers 503 with Retry-After, never
 """
 from __future__ import annotations
 
-import secrets
 import signal
 import time
 from pathlib import Path
@@ -58,24 +57,12 @@ def own_database(database_url):
     re-sends every stale outbox row of its database, and the session's database holds the rows other
     tests left pending (their stacks are gone): on a busy machine this stack's worker would spend
     minutes on them before it reaches this test's events."""
-    from sqlalchemy.engine import make_url
-
-    from app.embedded import create_database, drop_database
-    from app.storage.db import make_engine
     from app.storage.migrate import upgrade
+    from tests.support import scratch_database
 
-    base = make_url(database_url)
-    admin = base.set(database="postgres").render_as_string(hide_password=False)
-    name = f"faults_{secrets.token_hex(4)}"
-    create_database(admin, name)
-    url = base.set(database=name).render_as_string(hide_password=False)
-    upgrade(url)
-    engine = make_engine(url)
-    try:
+    with scratch_database(database_url, "faults") as (url, engine):
+        upgrade(url)
         yield url, engine
-    finally:
-        engine.dispose()
-        drop_database(admin, name)
 
 
 @pytest.fixture

@@ -3,27 +3,17 @@ upgraded database re-encodes what the old default encoded and leaves a model of 
 fresh stack says which model its vectors come from."""
 from __future__ import annotations
 
-import uuid
-
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 
 from tests.support import auth
 
 
 def test_migration_0013_reembeds_the_old_defaults_vectors_only(database_url):
-    from sqlalchemy.engine import make_url
-
-    from app.embedded import create_database, drop_database
     from app.storage.migrate import downgrade, upgrade
+    from tests.support import scratch_database
 
-    base = make_url(database_url)
-    admin = base.set(database="postgres").render_as_string(hide_password=False)
-    name = f"mig_{uuid.uuid4().hex[:8]}"
-    create_database(admin, name)
-    url = base.set(database=name).render_as_string(hide_password=False)
-    eng = create_engine(url)
     vector = "array_fill(0.1, ARRAY[384])::vector"
-    try:
+    with scratch_database(database_url, "mig") as (url, eng):
         upgrade(url, "0012")
         with eng.begin() as c:
             t = c.execute(text("INSERT INTO tenants (name) VALUES ('m') RETURNING id")).scalar_one()
@@ -57,9 +47,6 @@ def test_migration_0013_reembeds_the_old_defaults_vectors_only(database_url):
         downgrade(url, "0012")
         models, pending = state()
         assert models == {pks[2]: "my-model"} and pending == {pks[0], pks[1]}
-    finally:
-        eng.dispose()
-        drop_database(admin, name)
 
 
 def test_a_fresh_stack_encodes_with_the_shipped_model_and_finds_by_meaning(client, engine):

@@ -4,10 +4,9 @@ and, with `findable_previous`, by the turn it answers: a field of its own beside
 (migration 0012)."""
 from __future__ import annotations
 
-import uuid
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 
 from tests.support import auth
 
@@ -142,18 +141,10 @@ def test_migration_0012_upgrades_an_existing_database(database_url):
     """A database at 0011 with events, vectors and done outbox rows: after 0012 the lexical index
     holds no speaker name, each event has its findable text, and every vector is to be re-encoded
     (deleted, `embed` pending). The downgrade puts the name back."""
-    from app.embedded import create_database, drop_database
     from app.storage.migrate import downgrade, upgrade
+    from tests.support import scratch_database
 
-    from sqlalchemy.engine import make_url
-
-    base = make_url(database_url)
-    admin = base.set(database="postgres").render_as_string(hide_password=False)
-    name = f"mig_{uuid.uuid4().hex[:8]}"
-    create_database(admin, name)
-    url = base.set(database=name).render_as_string(hide_password=False)
-    eng = create_engine(url)
-    try:
+    with scratch_database(database_url, "mig") as (url, eng):
         upgrade(url, "0011")
         with eng.begin() as c:
             t = c.execute(text("INSERT INTO tenants (name) VALUES ('m') RETURNING id")).scalar_one()
@@ -183,6 +174,3 @@ def test_migration_0012_upgrades_an_existing_database(database_url):
         with eng.connect() as c:
             back = c.execute(text("SELECT search_tsv::text FROM events WHERE id = :pk"), {"pk": pks[1]}).scalar_one()
         assert back == old
-    finally:
-        eng.dispose()
-        drop_database(admin, name)

@@ -45,7 +45,7 @@ def test_every_command_is_there_plugins_included() -> None:
     assert {"run", "serve", "worker", "beat", "flower", "migrate", "mcp", "tenants", "export", "import",
             "rebuild", "regate", "query"} <= names
     # found through the `palimpsest.commands` entry points (pyproject.toml) of the installed package
-    assert {"bench", "train-reranker"} <= names, "reinstall the package (pip install -e .) for its entry points"
+    assert {"bench", "train-reranker", "train-embedder"} <= names, "reinstall the package (pip install -e .) for its entry points"
     assert {"locomo", "beam", "ablate", "scale", "load", "layers"} <= set(root.commands["bench"].commands)  # type: ignore[attr-defined]
 
 
