@@ -159,7 +159,7 @@ def markdown(result: dict[str, Any]) -> str:
     else:
         out.append("Service: not run (`--baselines-only`); baselines only.")
     out.append("")
-    out.append("Baselines: BM25 (BM25Okapi, stop words removed), dense (the service's embedder, cosine), "
+    out.append("Baselines: BM25 (BM25Okapi, stop words removed), dense (the packaged all-MiniLM-L6-v2, cosine), "
                "RRF(BM25, dense, k=60); each packs its ranked turns into the budget in rank order and stops at "
                "the first turn that does not fit. r@k / all@10 / mrr over the top_k items returned; er@B = "
                "fraction of gold turns inside the context returned for token_budget B; ctx@B = its tokens.")
