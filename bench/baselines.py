@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.settings import PACKAGED_MINILM_NAME as BASELINE_EMBEDDER  # the dense baseline's model, by name
 from bench.datasets import Dataset
 
 BASELINES = ("bm25", "dense", "rrf")
@@ -72,9 +73,6 @@ def _encode_cached(texts: list[str], encode: Callable[[list[str]], np.ndarray], 
     path.parent.mkdir(parents=True, exist_ok=True)
     np.save(path, arr)
     return arr
-
-
-BASELINE_EMBEDDER = "all-MiniLM-L6-v2"
 
 
 def baseline_encoder() -> Callable[[list[str]], np.ndarray]:

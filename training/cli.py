@@ -16,6 +16,22 @@ from typing import Sequence
 import typer
 
 
+def _data_options(ap: argparse.ArgumentParser, datasets: Sequence[str], split: str, datasets_note: str = "") -> None:
+    """The options both training jobs read their data by (`training.data.load_training_data`)."""
+    ap.add_argument("--data-dir", default=None,
+                    help="the folder holding locomo/, beam100k/, longmemeval/ (default: $PALIMPSEST_BENCH_DATA, "
+                         "else ../shared/data beside the repository, as the benchmark reads it)")
+    ap.add_argument("--datasets", default=",".join(datasets),
+                    help="comma-separated, of locomo, beam, longmemeval (a missing one is skipped" + datasets_note + ")")
+    ap.add_argument("--split", default=split, choices=("train", "all"),
+                    help="train: the manifest's train split (bench/splits.json); all: every conversation "
+                         "(data of your own that the manifest does not list)")
+
+
+def _datasets(value: str) -> tuple[str, ...]:
+    return tuple(x.strip() for x in value.split(",") if x.strip())
+
+
 def register(app: typer.Typer) -> None:
     """Add `train-reranker` to the root CLI. The job parses its own options (argparse), so the
     command passes its arguments through untouched, `--help` included."""
@@ -43,13 +59,8 @@ def embedder_main(argv: Sequence[str] | None = None) -> int:
     d = EmbedderConfig()
     ap = argparse.ArgumentParser(description="Fine-tune all-MiniLM-L6-v2 as a bi-encoder on (question, evidence "
                                  "turn) pairs of the train split of LoCoMo, BEAM and LongMemEval_S data.")
-    ap.add_argument("--data-dir", default=None,
-                    help="the folder holding locomo/, beam100k/, longmemeval/ (default: $PALIMPSEST_BENCH_DATA, "
-                         "else ../shared/data beside the repository)")
-    ap.add_argument("--datasets", default=",".join(d.datasets),
-                    help="comma-separated, of locomo, beam, longmemeval (a missing one is skipped; the default "
-                         "leaves out LoCoMo, whose licence is non-commercial: docs/models.md)")
-    ap.add_argument("--split", default=d.split, choices=("train", "all"))
+    _data_options(ap, d.datasets, d.split, "; the default leaves out LoCoMo, whose licence is non-commercial: "
+                  "docs/models.md")
     ap.add_argument("--out", default=d.output_dir)
     ap.add_argument("--base", default=None, help="base model directory (default: the packaged all-MiniLM-L6-v2)")
     ap.add_argument("--epochs", type=int, default=d.epochs)
@@ -62,7 +73,7 @@ def embedder_main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--time-limit", type=float, default=d.time_limit_s, help="seconds; 0: none")
     ap.add_argument("--seed", type=int, default=d.seed)
     a = ap.parse_args(argv)
-    cfg = EmbedderConfig(data_dir=a.data_dir, datasets=tuple(x.strip() for x in a.datasets.split(",") if x.strip()),
+    cfg = EmbedderConfig(data_dir=a.data_dir, datasets=_datasets(a.datasets),
                          split=a.split, output_dir=a.out, base_model_path=a.base, epochs=a.epochs, lr=a.lr,
                          batch_size=a.batch_size, max_length=a.max_length, hard_negatives=a.hard_negatives,
                          max_gold=a.max_gold, threads=a.threads, time_limit_s=a.time_limit, seed=a.seed)
@@ -84,16 +95,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Fine-tune the MiniLM cross-encoder reranker on the train split of "
                                  "LoCoMo, BEAM and LongMemEval_S data in their own formats.")
     d = TrainConfig()
-    ap.add_argument("--data-dir", default=None,
-                    help="the folder holding locomo/, beam100k/, longmemeval/ (default: $PALIMPSEST_BENCH_DATA, "
-                         "else ../shared/data beside the repository, as the benchmark reads it)")
-    ap.add_argument("--datasets", default=",".join(d.datasets),
-                    help="comma-separated, of locomo, beam, longmemeval (a missing one is skipped)")
-    ap.add_argument("--split", default=d.split, choices=("train", "all"),
-                    help="train: the manifest's train split (bench/splits.json); all: every conversation "
-                         "(data of your own that the manifest does not list)")
+    _data_options(ap, d.datasets, d.split)
     ap.add_argument("--out", default=d.output_dir)
-    ap.add_argument("--base", default=None, help="base model directory (default: the embedder's)")
+    ap.add_argument("--base", default=None, help="base model directory (default: the packaged all-MiniLM-L6-v2)")
     ap.add_argument("--max-length", type=int, default=d.max_length)
     ap.add_argument("--negatives", type=int, default=d.negatives)
     ap.add_argument("--pool", type=int, default=d.pool)
@@ -108,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--layers", type=int, default=None, help="keep only the bottom N transformer layers")
     ap.add_argument("--cache-dir", default=d.cache_dir, help="mined groups are cached here ('' : no cache)")
     a = ap.parse_args(argv)
-    cfg = TrainConfig(data_dir=a.data_dir, datasets=tuple(x.strip() for x in a.datasets.split(",") if x.strip()),
+    cfg = TrainConfig(data_dir=a.data_dir, datasets=_datasets(a.datasets),
                       split=a.split, output_dir=a.out, base_model_path=a.base, max_length=a.max_length,
                       negatives=a.negatives, pool=a.pool, epochs=a.epochs, max_groups=a.max_groups, lr=a.lr,
                       group_batch=a.group_batch, threads=a.threads, time_limit_s=a.time_limit, seed=a.seed,
