@@ -4,8 +4,9 @@
 
     python -m training.embedder_eval MODEL_DIR [MODEL_DIR ...] [--datasets locomo,beam,longmemeval]
 
-writes `bench/results/embedder-validation-<date>.{md,json}`: r@5, r@10 and mrr over the questions
-with gold evidence, per data set and per category. A model whose training manifest lists a
+writes `bench/results/embedder-validation-<date>.{md,json}`: r@5, r@10 and mrr (`bench.metrics`, as every
+report here: r@k is 1 when any gold turn is in the first k) over the questions with gold evidence, per
+data set and per category. A model whose training manifest lists a
 validation conversation is refused (`bench.provenance.check_overlap`).
 """
 from __future__ import annotations
@@ -26,13 +27,15 @@ def dense_scores(model_path: str, dataset: str, log=print) -> dict[str, Any]:  #
     from sentence_transformers import SentenceTransformer
 
     from app.domain.event import embedding_text
+    from bench.baselines import rank_scores
+    from bench.metrics import rank_metrics
     from bench.provenance import check_overlap, model_info
     from bench.splits import load_split
 
     ds = load_split("validation", names=(dataset,))[dataset]
     check_overlap({"embedder": model_info(model_path)}, dataset, [c.id for c in ds.conversations])
     model = SentenceTransformer(model_path, device="cpu", local_files_only=True)
-    rows: list[tuple[str, float, float, float]] = []
+    rows: list[tuple[str, dict[str, float]]] = []  # (category, bench.metrics.rank_metrics of its ranking)
     for conv in ds.conversations:
         qs = [q for q in ds.questions if q.conversation_id == conv.id and q.gold]
         if not qs:
@@ -42,16 +45,11 @@ def dense_scores(model_path: str, dataset: str, log=print) -> dict[str, Any]:  #
                              normalize_embeddings=True)
         questions = model.encode([q.question for q in qs], batch_size=32, normalize_embeddings=True)
         for q, sims in zip(qs, questions @ turns.T):
-            order = [ids[i] for i in np.argsort(-sims, kind="stable")]
-            gold = set(q.gold)
-            first = next((i for i, e in enumerate(order, 1) if e in gold), None)
-            rows.append((q.category, len(gold & set(order[:5])) / len(gold), len(gold & set(order[:10])) / len(gold),
-                         1.0 / first if first else 0.0))
+            rows.append((q.category, rank_metrics(rank_scores(sims, ids), q.gold)))
     log(f"{Path(model_path).name} {dataset}: {len(rows)} questions")
 
-    def summary(sel: list[tuple[str, float, float, float]]) -> dict[str, float]:
-        return {"r@5": round(float(np.mean([r[1] for r in sel])), 3), "r@10": round(float(np.mean([r[2] for r in sel])), 3),
-                "mrr": round(float(np.mean([r[3] for r in sel])), 3), "n": len(sel)}
+    def summary(sel: list[tuple[str, dict[str, float]]]) -> dict[str, float]:
+        return {k: round(float(np.mean([m[k] for _, m in sel])), 3) for k in ("r@5", "r@10", "mrr")} | {"n": len(sel)}
 
     return {"overall": summary(rows),
             "categories": {c: summary([r for r in rows if r[0] == c]) for c in sorted({r[0] for r in rows})}}
