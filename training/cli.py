@@ -57,7 +57,8 @@ def embedder_main(argv: Sequence[str] | None = None) -> int:
     from training.embedder import EmbedderConfig, train_embedder
 
     d = EmbedderConfig()
-    ap = argparse.ArgumentParser(description="Fine-tune all-MiniLM-L6-v2 as a bi-encoder on (question, evidence "
+    ap = argparse.ArgumentParser(prog="palimpsest train-embedder",
+                                 description="Fine-tune all-MiniLM-L6-v2 as a bi-encoder on (question, evidence "
                                  "turn) pairs of the train split of LoCoMo, BEAM and LongMemEval_S data.")
     _data_options(ap, d.datasets, d.split, "; the default leaves out LoCoMo, whose licence is non-commercial: "
                   "docs/models.md")
@@ -72,11 +73,16 @@ def embedder_main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=d.threads)
     ap.add_argument("--time-limit", type=float, default=d.time_limit_s, help="seconds; 0: none")
     ap.add_argument("--seed", type=int, default=d.seed)
+    ap.add_argument("--leave-out-fold", type=int, default=None,
+                    help="cross-fitting: leave out this fold of the train conversations (and every pair whose "
+                         "positive is their evidence); the fusion ranker's rows of that fold are collected with it")
+    ap.add_argument("--folds", type=int, default=d.folds, help="with --leave-out-fold: how many folds")
     a = ap.parse_args(argv)
     cfg = EmbedderConfig(data_dir=a.data_dir, datasets=_datasets(a.datasets),
                          split=a.split, output_dir=a.out, base_model_path=a.base, epochs=a.epochs, lr=a.lr,
                          batch_size=a.batch_size, max_length=a.max_length, hard_negatives=a.hard_negatives,
-                         max_gold=a.max_gold, threads=a.threads, time_limit_s=a.time_limit, seed=a.seed)
+                         max_gold=a.max_gold, threads=a.threads, time_limit_s=a.time_limit, seed=a.seed,
+                         leave_out_fold=a.leave_out_fold, folds=a.folds)
     report = train_embedder(cfg, log=lambda m: print(m, flush=True))
     print(json.dumps({k: v for k, v in asdict(report).items() if k != "losses"}, indent=2))
     return 0
@@ -92,7 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Parse the job's options, train, print the report; the exit status."""
     from training.reranker import TrainConfig, train_reranker
 
-    ap = argparse.ArgumentParser(description="Fine-tune the MiniLM cross-encoder reranker on the train split of "
+    ap = argparse.ArgumentParser(prog="palimpsest train-reranker",
+                                 description="Fine-tune the MiniLM cross-encoder reranker on the train split of "
                                  "LoCoMo, BEAM and LongMemEval_S data in their own formats.")
     d = TrainConfig()
     _data_options(ap, d.datasets, d.split)

@@ -106,3 +106,16 @@ def load_training_data(data_dir: str | Path, datasets: Sequence[str] = DATASETS,
         log(f"{name}: {len(used)} {split} conversations, "
             f"{sum(len(c.questions) for c in out.conversations if c.id.startswith(name + '/'))} questions with gold")
     return out
+
+
+def fold_of(dataset: str, conversation_id: str, folds: int) -> int:
+    """The cross-fitting fold (0 … folds-1) of a TRAIN conversation (LongMemEval: question id): the
+    data set's train ids, sorted, dealt round-robin. An embedder trained without fold k
+    (`palimpsest train-embedder --leave-out-fold k`) scores fold k's conversations as it would unseen
+    ones, so the fusion ranker's train rows can be collected with it (`training.fusion`)."""
+    from bench.splits import train_ids
+
+    ids = sorted(train_ids(dataset))
+    if conversation_id not in ids:
+        raise ValueError(f"{dataset}/{conversation_id} is not in the train split: it has no fold")
+    return ids.index(conversation_id) % folds

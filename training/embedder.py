@@ -16,6 +16,12 @@ saved as a sentence-transformers directory with `training-manifest.json` (`bench
 conversation / question id it saw, so the harness refuses to score it on them) and
 `training_report.json`.
 
+`--leave-out-fold K` (of `--folds N`) trains a cross-fitting embedder: fold K's conversations are left
+out, and so is any pair whose positive is a turn some left-out question cites as evidence (LongMemEval_S
+haystacks share sessions, so the same turn can be evidence in both). The fusion ranker's train rows of
+fold K are collected with it (`training.fusion`), so the ranker learns how far to trust a dense signal
+that has not seen the question, as on a user's conversations.
+
 Only the manifest's TRAIN split is read (`bench/splits.json`); `--split all` reads every conversation of
 data of one's own. `python -m training.export SRC DST` makes the fp16 release the package ships.
 """
@@ -31,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from training.data import PERMISSIVE, load_training_data
+from training.data import PERMISSIVE, TrainingData, load_training_data
 from training.locomo import Conv
 
 SCALE = 20.0  # cosine similarities × 20 before the softmax (sentence-transformers' default)
@@ -53,6 +59,10 @@ class EmbedderConfig:
     threads: int = 2
     time_limit_s: float = 0.0  # 0: no limit
     seed: int = 42
+    # cross-fitting: leave out fold k of `folds` (`training.data.fold_of`), and every pair whose positive is
+    # an evidence turn of a left-out question (LongMemEval_S haystacks share sessions)
+    leave_out_fold: int | None = None
+    folds: int = 2
 
 
 @dataclass(frozen=True)
@@ -103,6 +113,29 @@ def make_pairs(convs: Sequence[Conv], hard_negatives: int = 1, max_gold: int = 3
     return out
 
 
+def leave_out(data: TrainingData, fold: int, folds: int,
+              log: Callable[[str], None] = print) -> tuple[TrainingData, set[str]]:
+    """`data` without the conversations of cross-fitting `fold` (their ids leave the manifest too), and
+    the texts of the left-out questions' evidence turns: no pair may have one of them as its positive."""
+    from app.domain.event import embedding_text
+    from training.data import fold_of
+
+    if not 0 <= fold < folds:
+        raise ValueError(f"fold {fold} is not one of 0..{folds - 1}")
+    kept, held_ids, held = [], set(), set()
+    for conv in data.conversations:
+        dataset, cid = conv.id.split("/", 1)
+        if fold_of(dataset, cid, folds) != fold:
+            kept.append(conv)
+            continue
+        held_ids.add(conv.id)
+        by_id = {t.id: t for t in conv.turns}
+        held |= {embedding_text(by_id[g].content) for qa in conv.questions for g in qa.gold if g in by_id}
+    ids = {ds: [c for c in got if f"{ds}/{c}" not in held_ids] for ds, got in data.ids.items()}
+    log(f"fold {fold} of {folds} left out: {len(held_ids)} conversations, {len(held)} evidence turns")
+    return TrainingData(kept, ids, data.notes + [f"cross-fitting: fold {fold} of {folds} left out"]), held
+
+
 def _batch_loss(model, batch: Sequence[Pair]):  # noqa: ANN001, ANN202 - SentenceTransformer, torch tensor
     import torch
 
@@ -135,7 +168,14 @@ def train_embedder(cfg: EmbedderConfig | None = None, log: Callable[[str], None]
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     data = load_training_data(cfg.data_dir or default_data_dir(), cfg.datasets, cfg.split, log=log)
+    held: set[str] = set()
+    if cfg.leave_out_fold is not None:
+        data, held = leave_out(data, cfg.leave_out_fold, cfg.folds, log)
     pairs = make_pairs(data.conversations, cfg.hard_negatives, cfg.max_gold, seed=cfg.seed)
+    if held:
+        kept = [p for p in pairs if p.positive not in held]
+        log(f"{len(pairs) - len(kept)} pairs dropped: their positive is evidence in the left-out fold")
+        pairs = kept
     if not pairs:
         raise ValueError("no question with gold evidence in the data: nothing to train on")
     log(f"{len(pairs)} pairs from {len(data.conversations)} conversations")
@@ -169,8 +209,9 @@ def train_embedder(cfg: EmbedderConfig | None = None, log: Callable[[str], None]
     out = Path(cfg.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     model.save(str(out))
+    crossfit = {"left_out_fold": cfg.leave_out_fold, "folds": cfg.folds} if cfg.leave_out_fold is not None else None
     write_training_manifest(out, data.ids, splits="bench/splits.json", split=cfg.split,
-                            kind="bi-encoder", base="all-MiniLM-L6-v2")
+                            kind="bi-encoder", base="all-MiniLM-L6-v2", crossfit=crossfit)
     report = EmbedderReport(str(out), len(pairs), steps, round(time.perf_counter() - started, 1), stopped,
                             losses, {**asdict(cfg), "datasets": list(cfg.datasets)})
     (out / "training_report.json").write_text(json.dumps(asdict(report), indent=2) + "\n")

@@ -21,6 +21,19 @@ KEEP = ("config.json", "config_sentence_transformers.json", "modules.json", "sen
         "training-manifest.json", "training_report.json")
 
 
+def portable_report(path: Path) -> None:
+    """Cut the absolute paths in a training report (output and data folders of the machine it was
+    trained on) to their last part: a release says how it was made, not where."""
+    def cut(v):  # noqa: ANN001, ANN202
+        if isinstance(v, dict):
+            return {k: cut(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [cut(x) for x in v]
+        return Path(v).name if isinstance(v, str) and Path(v).is_absolute() else v
+
+    path.write_text(json.dumps(cut(json.loads(path.read_text())), indent=2) + "\n")
+
+
 def export_fp16(src: str | Path, dst: str | Path) -> Path:
     """Copy `src` (a saved CrossEncoder or SentenceTransformer directory) to `dst` with fp16 weights;
     returns the weights file."""
@@ -35,6 +48,8 @@ def export_fp16(src: str | Path, dst: str | Path) -> Path:
     for name in KEEP:
         if (src / name).is_file():
             shutil.copy(src / name, dst / name)
+    if (dst / "training_report.json").is_file():
+        portable_report(dst / "training_report.json")
     for module in sorted(p for p in src.iterdir() if p.is_dir() and p.name[:1].isdigit()):  # 1_Pooling, ...
         shutil.copytree(module, dst / module.name)
     cfg = json.loads((dst / "config.json").read_text())

@@ -13,6 +13,13 @@ regression; the one with the best validation `objective` (r@10 + mrr + er, avera
 sets, each model scored as the product ranks: with `prior_boost` on top when the default recipe adds
 it) is written.
 The candidates' rows are recorded under `collection_recipe`: nothing may re-order them after the model.
+
+Rows are never collected for a conversation the configured embedder was trained on (`embedder_saw`):
+its dense scores there are better than on any user's conversation, and a ranker fitted on them trusts
+the dense signal too much (stacking leakage). Cross-fitting collects them anyway, honestly: an embedder
+trained without fold k (`palimpsest train-embedder --leave-out-fold k`) stores its vectors beside the
+others (`--embed-unseen`) and collects fold k's rows into a cache folder of its own;
+$PALIMPSEST_FUSION_CACHE then lists every folder (docs/models.md, "Stop 32").
 """
 from __future__ import annotations
 
@@ -31,8 +38,12 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 # $PALIMPSEST_FUSION_CACHE / $PALIMPSEST_FUSION_OUT: another feature cache and model file (an ablation
-# collected with a stage off, e.g. PALIMPSEST_FINDABLE_ENABLED=false, without touching the shipped one)
-CACHE = Path(os.environ.get("PALIMPSEST_FUSION_CACHE") or ROOT / "var" / "fusion")
+# collected with a stage off, e.g. PALIMPSEST_FINDABLE_ENABLED=false, without touching the shipped one).
+# The cache may be several folders (os.pathsep-separated): a split's rows are those of every folder that
+# holds them (cross-fitted rows, each fold collected with its own embedder); new rows go to the first.
+CACHES = [Path(p) for p in (os.environ.get("PALIMPSEST_FUSION_CACHE") or str(ROOT / "var" / "fusion")).split(os.pathsep)
+          if p]
+CACHE = CACHES[0]
 # the data sets fitted on; $PALIMPSEST_FUSION_DATASETS (comma list) adds LongMemEval_S, whose
 # haystacks a database holds only when built with `bench.evaldb build --longmemeval N`
 DATASETS = tuple((os.environ.get("PALIMPSEST_FUSION_DATASETS") or "locomo,beam").split(","))
@@ -94,8 +105,13 @@ def collect(split: str, dataset: str, tenant_id: int) -> list[QueryRows]:
     ds = load_split(split, names=(dataset,))[dataset]
     ready: set[str] = set()
     present = built_conversations(engine, tenant_id, dataset) if dataset == "longmemeval" else None
+    seen = embedder_saw(dataset)
+    skipped = sorted({q.conversation_id for q in ds.questions if q.conversation_id in seen})
+    if skipped:
+        print(f"{split} {dataset}: {len(skipped)} conversations left out, the embedder was trained on them "
+              "(collect their rows with an embedder that was not: train-embedder --leave-out-fold)", file=sys.stderr)
     for q in ds.questions:
-        if not q.gold or (present is not None and q.conversation_id not in present):
+        if not q.gold or (present is not None and q.conversation_id not in present) or q.conversation_id in seen:
             continue
         if q.conversation_id not in ready:
             wait_built(engine, tenant_id, f"{dataset}/{q.conversation_id}")
@@ -118,6 +134,37 @@ def collect(split: str, dataset: str, tenant_id: int) -> list[QueryRows]:
     return out
 
 
+def embedder_saw(dataset: str) -> set[str]:
+    """The conversations of `dataset` the configured embedder was trained on (its training manifest).
+    Their dense scores are better than any unseen conversation's, so a ranker fitted on their rows
+    would trust the dense signal more than it deserves on a user's data: they are not collected."""
+    from app.settings import get_settings
+    from bench.provenance import training_manifest
+
+    doc = training_manifest(get_settings().embedding_model_path) or {}
+    return set((doc.get("datasets") or {}).get(dataset) or [])
+
+
+def embed_unseen(tenant_id: int, datasets: tuple[str, ...]) -> dict[str, int]:
+    """Store the configured embedder's vectors for every train conversation of `datasets` in the
+    database that it was not trained on (a cross-fitting embedder's fold), beside the vectors already
+    there; the events embedded per data set. The other layers keep what the build made of them."""
+    from app.services.layers import EMBED, rebuild
+    from app.storage.db import connect
+    from app.storage.events import conversations_named
+    from bench.splits import train_ids
+
+    done: dict[str, int] = {}
+    with connect() as conn:
+        held = [c for _, c in conversations_named(conn, None, tenant_id)]
+    for dataset in datasets:
+        seen, train = embedder_saw(dataset), set(train_ids(dataset))
+        todo = [c for c in held if c.startswith(dataset + "/") and c.split("/", 1)[1] in train - seen]
+        done[dataset] = sum(rebuild(EMBED, tenant_id, c)["embedded"] for c in todo)
+        print(f"{dataset}: {len(todo)} conversations, {done[dataset]} events embedded", file=sys.stderr)
+    return done
+
+
 def wait_built(engine: Any, tenant_id: int, conversation_id: str, timeout_s: float = 3600.0) -> None:
     """Wait until the conversation's last layer (graph) is built: a database still being built is
     read conversation by conversation as it completes."""
@@ -136,17 +183,22 @@ def wait_built(engine: Any, tenant_id: int, conversation_id: str, timeout_s: flo
 
 def cached(split: str, tenant_id: int | None, datasets: tuple[str, ...] | None = None) -> list[QueryRows]:
     """The split's feature rows (`DATASETS` unless named), collected once per data set into var/fusion/
-    (delete to collect again)."""
+    (delete to collect again); with several cache folders, the rows of each that holds them (a
+    question in two is an error: two folds' rows of one conversation)."""
     rows: list[QueryRows] = []
     for dataset in datasets or DATASETS:
-        path = CACHE / f"{split}-{dataset}.pkl"
-        if path.exists():
-            rows += [QueryRows(**d) for d in pickle.loads(path.read_bytes())]
+        paths = [c / f"{split}-{dataset}.pkl" for c in CACHES if (c / f"{split}-{dataset}.pkl").exists()]
+        if paths:
+            got = [QueryRows(**d) for p in paths for d in pickle.loads(p.read_bytes())]
+            dup = len(got) - len({r.qid for r in got})
+            if dup:
+                raise ValueError(f"{split} {dataset}: {dup} questions in more than one of {', '.join(map(str, paths))}")
+            rows += got
             continue
         assert tenant_id is not None
         got = collect(split, dataset, tenant_id)
         CACHE.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(pickle.dumps([vars(r) for r in got]))
+        (CACHE / f"{split}-{dataset}.pkl").write_bytes(pickle.dumps([vars(r) for r in got]))
         rows += got
     return rows
 
@@ -294,6 +346,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--prefetch", action="store_true", help="with --evaluate: only today's default and the baselines")
     p.add_argument("--recollect", action="store_true", help="drop the cached features (var/fusion/) first")
     p.add_argument("--collect-only", default=None, help="only collect the features of these data sets (comma list)")
+    p.add_argument("--splits", default="train,validation", help="with --collect-only: these splits (comma list)")
+    p.add_argument("--embed-unseen", default=None,
+                   help="first store the configured embedder's vectors for the train conversations of these data "
+                        "sets (comma list) it was not trained on (cross-fitting; docs/models.md)")
     a = p.parse_args(argv)
     os.environ.setdefault("PALIMPSEST_TORCH_THREADS", "1")
     from bench.evaldb import attach
@@ -304,11 +360,15 @@ def main(argv: list[str] | None = None) -> int:
 
         evaluate(tid, tuple(a.datasets.split(",")) if a.datasets else None, prefetch=a.prefetch)
         return 0
+    if a.embed_unseen:
+        embed_unseen(tid, tuple(a.embed_unseen.split(",")))
+        if not a.collect_only:
+            return 0
     if a.recollect:
         for f in CACHE.glob("*.pkl"):
             f.unlink()
     if a.collect_only:
-        for split in ("train", "validation"):
+        for split in a.splits.split(","):
             cached(split, tid, tuple(a.collect_only.split(",")))
         return 0
     train_and_choose(tid)

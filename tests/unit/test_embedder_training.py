@@ -90,6 +90,9 @@ def test_training_draws_a_question_to_its_evidence_and_the_release_keeps_it(tmp_
     half = export_fp16(out, tmp_path / "half")
     assert half.stat().st_size < (out / "model.safetensors").stat().st_size * 0.6
     assert (tmp_path / "half" / "1_Pooling" / "config.json").is_file()
+    shipped_report = json.loads((tmp_path / "half" / "training_report.json").read_text())
+    assert str(tmp_path) in json.dumps(report) and str(tmp_path) not in json.dumps(shipped_report)  # no machine path
+    assert shipped_report["config"]["output_dir"] == "out" and shipped_report["pairs"] == 5
     released = SentenceTransformer(str(tmp_path / "half"))
     assert next(released.parameters()).dtype.is_floating_point and str(next(released.parameters()).dtype) == "torch.float32"
     a = trained.encode([question, gold], normalize_embeddings=True)
@@ -118,3 +121,39 @@ def test_the_service_embeds_with_the_shipped_model_trained_on_no_validation_conv
 
     with pytest.raises(TrainOverlapError):
         check_overlap(models, "beam", train_ids("beam")[:1])
+
+
+def test_a_cross_fitting_embedder_leaves_out_its_fold_and_every_pair_citing_that_folds_evidence(tmp_path):
+    """Two LongMemEval_S questions of different folds share a session, so the evidence of the one
+    left out is also the other's: no pair may teach the model that turn (it would score the left-out
+    question as if seen)."""
+    from bench.splits import train_ids
+    from training.data import fold_of, load_training_data
+    from training.embedder import leave_out, make_pairs
+
+    ids = sorted(train_ids("longmemeval"))[:2]
+    assert [fold_of("longmemeval", q, 2) for q in ids] == [0, 1]
+    tiny_longmemeval(tmp_path, qids=ids)
+    data = load_training_data(tmp_path, ("longmemeval",), "train", log=lambda m: None)
+    kept, held = leave_out(data, 0, 2, log=lambda m: None)
+    assert kept.ids == {"longmemeval": [ids[1]]}  # the manifest lists what it saw, not the left-out fold
+    assert [c.id for c in kept.conversations] == [f"longmemeval/{ids[1]}"]
+    assert held == {"I bought a blue bike on Sunday."}
+    pairs = make_pairs(kept.conversations, hard_negatives=1)
+    assert pairs and all(p.positive in held for p in pairs)  # the trainer drops every one of them
+    with pytest.raises(ValueError, match="not in the train split"):
+        fold_of("longmemeval", "not-a-train-question", 2)
+    with pytest.raises(ValueError, match="fold 2"):
+        leave_out(data, 2, 2)
+
+
+def test_help_names_the_commands_a_user_types_and_the_cross_fitting_options(capsys):
+    from training.cli import embedder_main, main
+
+    with pytest.raises(SystemExit):
+        embedder_main(["--help"])
+    out = capsys.readouterr().out
+    assert out.startswith("usage: palimpsest train-embedder") and "--leave-out-fold" in out and "--folds" in out
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert capsys.readouterr().out.startswith("usage: palimpsest train-reranker")

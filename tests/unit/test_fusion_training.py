@@ -31,7 +31,7 @@ def rows(dataset: str, conversation: str, n: int, seed: int) -> list[dict]:
 
 
 def test_fits_on_train_chooses_on_validation_and_records_it(tmp_path, monkeypatch):
-    monkeypatch.setattr(fusion, "CACHE", tmp_path)
+    monkeypatch.setattr(fusion, "CACHES", [tmp_path])
     monkeypatch.setattr(fusion, "DATASETS", ("locomo", "longmemeval"))
     (tmp_path / "train-locomo.pkl").write_bytes(pickle.dumps(rows("locomo", "conv-26", 60, 1)))
     (tmp_path / "train-longmemeval.pkl").write_bytes(pickle.dumps([]))  # built with no haystacks
@@ -67,3 +67,33 @@ def test_rows_are_recorded_in_the_fused_order_whatever_the_default_adds_on_top()
     # scored LoCoMo r@10 0.27 in its "fused" order, against 0.69)
     recipe = fusion.collection_recipe()
     assert recipe.learned and not recipe.learned_priors and not recipe.current_first
+
+
+def test_a_split_rows_come_from_every_cache_folder_and_a_question_in_two_is_refused(tmp_path, monkeypatch):
+    """Cross-fitted rows: each fold collected into its own folder with the embedder that did not see it."""
+    a, b = tmp_path / "fold0", tmp_path / "fold1"
+    a.mkdir(), b.mkdir()
+    (a / "train-beam.pkl").write_bytes(pickle.dumps(rows("beam", "beam-1", 3, 1)))
+    (b / "train-beam.pkl").write_bytes(pickle.dumps(rows("beam", "beam-2", 2, 2)))
+    monkeypatch.setattr(fusion, "CACHES", [a, b])
+    got = fusion.cached("train", None, ("beam",))
+    assert sorted({r.conversation for r in got}) == ["beam-1", "beam-2"] and len(got) == 5
+    (b / "train-beam.pkl").write_bytes(pickle.dumps(rows("beam", "beam-1", 2, 2)))
+    with pytest.raises(ValueError, match="more than one"):
+        fusion.cached("train", None, ("beam",))
+
+
+def test_the_conversations_left_out_of_collection_are_those_the_embedders_manifest_lists(tmp_path, monkeypatch):
+    from app.settings import SHIPPED_EMBEDDER, get_settings
+    from bench.splits import train_ids
+
+    saw = json.loads((SHIPPED_EMBEDDER / "training-manifest.json").read_text())["datasets"]
+    assert fusion.embedder_saw("beam") == set(train_ids("beam")) == set(saw["beam"])
+    assert fusion.embedder_saw("locomo") == set()  # the shipped model never read LoCoMo
+    monkeypatch.setenv("PALIMPSEST_EMBEDDING_MODEL_PATH", str(tmp_path))  # no manifest: nothing known seen
+    get_settings.cache_clear()
+    try:
+        assert fusion.embedder_saw("beam") == set()
+    finally:
+        monkeypatch.delenv("PALIMPSEST_EMBEDDING_MODEL_PATH")
+        get_settings.cache_clear()
