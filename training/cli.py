@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict
-from typing import Sequence
+from typing import Any, Sequence
 
 import typer
 
@@ -26,6 +26,31 @@ def _data_options(ap: argparse.ArgumentParser, datasets: Sequence[str], split: s
     ap.add_argument("--split", default=split, choices=("train", "all"),
                     help="train: the manifest's train split (bench/splits.json); all: every conversation "
                          "(data of your own that the manifest does not list)")
+
+
+def _run_options(ap: argparse.ArgumentParser, d: Any, time_help: str | None = None) -> None:
+    """The options both jobs train by (their configs name them alike): output, base model, schedule,
+    threads, time budget, seed."""
+    ap.add_argument("--out", default=d.output_dir)
+    ap.add_argument("--base", default=None, help="base model directory (default: the packaged all-MiniLM-L6-v2)")
+    ap.add_argument("--epochs", type=int, default=d.epochs)
+    ap.add_argument("--lr", type=float, default=d.lr)
+    ap.add_argument("--max-length", type=int, default=d.max_length)
+    ap.add_argument("--threads", type=int, default=d.threads)
+    ap.add_argument("--time-limit", type=float, default=d.time_limit_s, help=time_help)
+    ap.add_argument("--seed", type=int, default=d.seed)
+
+
+def _run_config(a: argparse.Namespace) -> dict[str, Any]:
+    """The config fields `_data_options` and `_run_options` parsed, by their config names."""
+    return {"data_dir": a.data_dir, "datasets": _datasets(a.datasets), "split": a.split, "output_dir": a.out,
+            "base_model_path": a.base, "epochs": a.epochs, "lr": a.lr, "max_length": a.max_length,
+            "threads": a.threads, "time_limit_s": a.time_limit, "seed": a.seed}
+
+
+def _print_report(report: Any) -> int:
+    print(json.dumps({k: v for k, v in asdict(report).items() if k != "losses"}, indent=2))
+    return 0
 
 
 def _datasets(value: str) -> tuple[str, ...]:
@@ -62,30 +87,18 @@ def embedder_main(argv: Sequence[str] | None = None) -> int:
                                  "turn) pairs of the train split of LoCoMo, BEAM and LongMemEval_S data.")
     _data_options(ap, d.datasets, d.split, "; the default leaves out LoCoMo, whose licence is non-commercial: "
                   "docs/models.md")
-    ap.add_argument("--out", default=d.output_dir)
-    ap.add_argument("--base", default=None, help="base model directory (default: the packaged all-MiniLM-L6-v2)")
-    ap.add_argument("--epochs", type=int, default=d.epochs)
-    ap.add_argument("--lr", type=float, default=d.lr)
+    _run_options(ap, d, "seconds; 0: none")
     ap.add_argument("--batch-size", type=int, default=d.batch_size)
-    ap.add_argument("--max-length", type=int, default=d.max_length)
     ap.add_argument("--hard-negatives", type=int, default=d.hard_negatives)
     ap.add_argument("--max-gold", type=int, default=d.max_gold)
-    ap.add_argument("--threads", type=int, default=d.threads)
-    ap.add_argument("--time-limit", type=float, default=d.time_limit_s, help="seconds; 0: none")
-    ap.add_argument("--seed", type=int, default=d.seed)
     ap.add_argument("--leave-out-fold", type=int, default=None,
                     help="cross-fitting: leave out this fold of the train conversations (and every pair whose "
                          "positive is their evidence); the fusion ranker's rows of that fold are collected with it")
     ap.add_argument("--folds", type=int, default=d.folds, help="with --leave-out-fold: how many folds")
     a = ap.parse_args(argv)
-    cfg = EmbedderConfig(data_dir=a.data_dir, datasets=_datasets(a.datasets),
-                         split=a.split, output_dir=a.out, base_model_path=a.base, epochs=a.epochs, lr=a.lr,
-                         batch_size=a.batch_size, max_length=a.max_length, hard_negatives=a.hard_negatives,
-                         max_gold=a.max_gold, threads=a.threads, time_limit_s=a.time_limit, seed=a.seed,
-                         leave_out_fold=a.leave_out_fold, folds=a.folds)
-    report = train_embedder(cfg, log=lambda m: print(m, flush=True))
-    print(json.dumps({k: v for k, v in asdict(report).items() if k != "losses"}, indent=2))
-    return 0
+    cfg = EmbedderConfig(**_run_config(a), batch_size=a.batch_size, hard_negatives=a.hard_negatives,
+                         max_gold=a.max_gold, leave_out_fold=a.leave_out_fold, folds=a.folds)
+    return _print_report(train_embedder(cfg, log=lambda m: print(m, flush=True)))
 
 
 def train_reranker_cmd(ctx: typer.Context) -> None:
@@ -103,30 +116,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                                  "LoCoMo, BEAM and LongMemEval_S data in their own formats.")
     d = TrainConfig()
     _data_options(ap, d.datasets, d.split)
-    ap.add_argument("--out", default=d.output_dir)
-    ap.add_argument("--base", default=None, help="base model directory (default: the packaged all-MiniLM-L6-v2)")
-    ap.add_argument("--max-length", type=int, default=d.max_length)
+    _run_options(ap, d)
     ap.add_argument("--negatives", type=int, default=d.negatives)
     ap.add_argument("--pool", type=int, default=d.pool)
-    ap.add_argument("--epochs", type=int, default=d.epochs)
     ap.add_argument("--max-groups", type=int, default=d.max_groups, help="0: all mined groups")
-    ap.add_argument("--lr", type=float, default=d.lr)
     ap.add_argument("--group-batch", type=int, default=d.group_batch)
-    ap.add_argument("--threads", type=int, default=d.threads)
-    ap.add_argument("--time-limit", type=float, default=d.time_limit_s)
-    ap.add_argument("--seed", type=int, default=d.seed)
     ap.add_argument("--freeze-layers", type=int, default=d.freeze_layers)
     ap.add_argument("--layers", type=int, default=None, help="keep only the bottom N transformer layers")
     ap.add_argument("--cache-dir", default=d.cache_dir, help="mined groups are cached here ('' : no cache)")
     a = ap.parse_args(argv)
-    cfg = TrainConfig(data_dir=a.data_dir, datasets=_datasets(a.datasets),
-                      split=a.split, output_dir=a.out, base_model_path=a.base, max_length=a.max_length,
-                      negatives=a.negatives, pool=a.pool, epochs=a.epochs, max_groups=a.max_groups, lr=a.lr,
-                      group_batch=a.group_batch, threads=a.threads, time_limit_s=a.time_limit, seed=a.seed,
-                      freeze_layers=a.freeze_layers, layers=a.layers, cache_dir=a.cache_dir or None)
-    report = train_reranker(cfg, log=lambda m: print(m, flush=True))
-    print(json.dumps({k: v for k, v in asdict(report).items() if k != "losses"}, indent=2))
-    return 0
+    cfg = TrainConfig(**_run_config(a), negatives=a.negatives, pool=a.pool, max_groups=a.max_groups,
+                      group_batch=a.group_batch, freeze_layers=a.freeze_layers, layers=a.layers,
+                      cache_dir=a.cache_dir or None)
+    return _print_report(train_reranker(cfg, log=lambda m: print(m, flush=True)))
 
 
 if __name__ == "__main__":

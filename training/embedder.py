@@ -95,7 +95,7 @@ def make_pairs(convs: Sequence[Conv], hard_negatives: int = 1, max_gold: int = 3
     rng = random.Random(seed)
     out: list[Pair] = []
     for conv in convs:
-        by_id = {t.id: t for t in conv.turns}
+        by_id = conv.by_id()
         bm25 = BM25Okapi([tokenize(t.content) or ["_"] for t in conv.turns])
         for qa in conv.questions:
             gold = [g for g in qa.gold if g in by_id]
@@ -129,7 +129,7 @@ def leave_out(data: TrainingData, fold: int, folds: int,
             kept.append(conv)
             continue
         held_ids.add(conv.id)
-        by_id = {t.id: t for t in conv.turns}
+        by_id = conv.by_id()
         held |= {embedding_text(by_id[g].content) for qa in conv.questions for g in qa.gold if g in by_id}
     ids = {ds: [c for c in got if f"{ds}/{c}" not in held_ids] for ds, got in data.ids.items()}
     log(f"fold {fold} of {folds} left out: {len(held_ids)} conversations, {len(held)} evidence turns")
