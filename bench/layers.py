@@ -2,7 +2,8 @@
 
 For each conversation of bench/data/layers/ the turns become `LayerEvent`s and go through the same
 domain functions the workers call: `consolidation.consolidate` (assertions and the timeline with its
-superseded-by links), `timeparse.resolve_time_expressions` (each turn against its own time) and the
+superseded-by links), `timeturns.resolve_turns` (each turn against its own time and what the turns
+before it settled) and the
 memory-graph extractor `extractors.choose_extractor` (rules; with `encode`, entity merging by name
 embeddings as the service does when `graph_entity_merge` is on; with `llm`, the product's LLM
 extractor over that client, as a build does when PALIMPSEST_LLM_BASE_URL is set). No database, no
@@ -29,7 +30,7 @@ from app.domain.layers import consolidation
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.extractors import choose_extractor, extract_assertion_set
 from app.domain.layers.graph_extract import Encode
-from app.domain.layers.timeparse import resolve_time_expressions
+from app.domain.layers.timeturns import resolve_turns
 from app.ports import LLM, LLMError
 from bench.layers_data import DATA_DIR, SPLITS, Conversation, load_set
 from bench.layers_score import (
@@ -94,8 +95,8 @@ def predict(conv: Conversation, encode: Encode | None = None, llm: LLM | None = 
     assertions = [PredAssertion(a.id, a.event_id, a.entity, a.attribute, a.value, a.effective_day, a.negated,
                                 a.superseded_by) for a in timeline]
     times = []
-    for t in conv.turns:
-        for m in resolve_time_expressions(t.text, t.at):
+    for t, (_, found) in zip(conv.turns, resolve_turns([(t.text, t.at) for t in conv.turns])):
+        for m in found:
             start = end = None
             if m.resolved and m.range_start and m.range_end:
                 start, end = date.fromisoformat(m.range_start), date.fromisoformat(m.range_end)

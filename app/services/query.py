@@ -25,6 +25,8 @@ from typing import Any
 from sqlalchemy import Connection
 
 from app.domain.filters import metadata_matches
+from app.domain.layers.timediscourse import NO_DISCOURSE
+from app.domain.layers.timeturns import discourses
 from app.domain.recipe import Recipe
 from app.domain.retrieval.assemble import AssemblyPlan, ContextItem, SummaryItem, assemble
 from app.domain.retrieval.fusion import first_occurrences
@@ -186,8 +188,10 @@ def _assemble(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
     known = {r.event.id: r.event for r in ranked} | {e.id: e for rows_ in near.values() for e in rows_}
     plan = AssemblyPlan(direct=q.top_k, neighbour_of=recipe.neighbour_of if recipe.neighbours else 0,
                         notice=recipe.notice, compact_stamps=recipe.compact_stamps)
-    ctx_ranked = [_ctx_item(r.event, sig, known) for r in ranked]
-    ctx_near = {pk: [_ctx_item(e, sig, known) for e in evs] for pk, evs in near.items()}
+    # "the 16th" after "December 14": each item's dates read with the turns before it that the query holds
+    said = discourses([(e.id, e.conversation_id, e.content, e.occurred_at) for e in known.values()])
+    ctx_ranked = [_ctx_item(r.event, sig, known, said) for r in ranked]
+    ctx_near = {pk: [_ctx_item(e, sig, known, said) for e in evs] for pk, evs in near.items()}
     at_least = getattr(embedder, "token_floor", None)  # a cheap lower bound of count_tokens, when it has one
     ctx = assemble(ctx_ranked, q.token_budget, embedder.count_tokens, neighbours=ctx_near, plan=plan,
                    at_least=at_least)
@@ -223,11 +227,12 @@ def _summaries(conn: Connection, tenant_id: int, pks: list[int],
 
 
 def _ctx_item(e: EventRow, sig: dict[int, EventSignalsView] | None = None,
-              known: dict[int, EventRow] | None = None) -> ContextItem:
-    """The event as the context shows it, with the later event that superseded it (from the layers)."""
+              known: dict[int, EventRow] | None = None, said: dict | None = None) -> ContextItem:
+    """The event as the context shows it, with the later event that superseded it (from the layers)
+    and what the turns before it settled about dates (`said`, from `timeturns.discourses`)."""
     newer = sig[e.id].superseded_by if sig and e.id in sig else None
     at = known[newer].occurred_at if newer is not None and known and newer in known else None
-    return ContextItem(e.id, e.speaker, e.content, e.occurred_at, newer, at)
+    return ContextItem(e.id, e.speaker, e.content, e.occurred_at, newer, at, (said or {}).get(e.id, NO_DISCOURSE))
 
 
 # ---------------------------------------------------------------- one request, as the API runs it

@@ -47,6 +47,10 @@ LINES = [
     "Dr. Okafor said my knee needs two more weeks of rest.",
     "Okafor is a great doctor, my husband Tom agrees.",
     "Tom and I are going to the Harvest Festival on Friday.",
+    # dates read with the turns before them (timeturns.DateThread, folded with the log)
+    "Gran turns ninety on the 22nd of November.",
+    "The 22nd is a Saturday, so lunch? I can't help the Friday before.",
+    "Morning Ana, Cy from the garden centre here.",
 ]
 
 

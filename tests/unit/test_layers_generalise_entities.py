@@ -15,7 +15,7 @@ from tests.unit.layers_generalise_support import T0, events, timeline, entry
 
 @pytest.mark.parametrize("text, surface, start", [
     ("I'm in Oslo till the 10th for work.", "the 10th", "2024-02-10"),
-    ("I'm away from the 20th to the 25th.", "the 20th", "2024-02-20"),
+    ("I'm away from the 20th to the 25th.", "from the 20th to the 25th", "2024-02-20"),  # one stretch
     ("The trip gets pushed to January.", "to January", "2025-01-01"),
     ("I booked my flight for December 14.", "December 14", "2024-12-14"),
     ("We need to book it for May.", "for May", "2024-05-01"),

@@ -10,7 +10,7 @@ from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES
 
 RELATIONS = (
     # compound roles and kin before their heads ("form tutor" before "tutor", "sister-in-law" before "sister")
-    r"form\s+tutor|personal\s+trainer|line\s+manager|team\s+lead|head\s+teacher|headteacher|driving\s+instructor|"
+    r"business\s+partner|co-?founder|co-?supervisor|other\s+half|form\s+tutor|personal\s+trainer|line\s+manager|team\s+lead|head\s+teacher|headteacher|driving\s+instructor|"
     r"best\s+man|maid\s+of\s+honou?r|bridesmaid|wedding\s+planner|estate\s+agent|letting\s+agent|social\s+worker|"
     r"project\s+manager|account\s+manager|mother-in-law|father-in-law|sister-in-law|brother-in-law|son-in-law|"
     r"daughter-in-law|in-laws|half-sister|half-brother|stepsister|stepbrother|stepmum|godmother|godfather|godson|"
@@ -32,9 +32,16 @@ RELATIONS = (
 # husband"), naming ("my sister's name is Leah", "my dog, called Rex") and possession by a named
 # person ("Tom's mother"), or by the one addressed ("your sister", said to Maya: "Maya's sister").
 _MODS = r"(?:(?:little|older|younger|new|oldest|youngest|big|baby|twin|step|late|old)\s+)?"
-_NAME = r"(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?[A-ZÀ-ÖØ-Þ][\w\-]*\b(?:\s+[A-ZÀ-ÖØ-Þ][\w\-]*\b)?)(?!['’]s\b)"
+# capitals and small letters of the Latin alphabets ("Şahin", "Łukasz", "Đặng"), not only Latin-1's
+_UP = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isupper())
+_LOW = "a-z" + "".join(c for c in map(chr, range(0xDF, 0x250)) if c.islower())
+_NAME_ANY = rf"(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?[{_UP}][\w\-]*\b(?:\s+[{_UP}][\w\-]*\b)?)"
+_NAME = _NAME_ANY + r"(?!['’]s\b)"  # "my sister is Mirela's age": no alias
+# right after its relation a name may carry a possessive: "my daughter Ada's fish tank" (Ada is the daughter)
+_NAME_POSS = _NAME_ANY
+_OWNER = rf"(?P<owner>[{_UP}][{_LOW}]{{2,}})"
 _ALIAS_RES = [
-    re.compile(rf"\b(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})\s*,?\s+(?:(?:is\s+)?(?:named|called)\s+)?{_NAME}"),
+    re.compile(rf"\b(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})\s*,?\s+(?:(?:is\s+)?(?:named|called)\s+)?{_NAME_POSS}"),
     re.compile(rf"\b(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})['’]s\s+name\s+is\s+{_NAME}"),
     re.compile(rf"\b(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})\s+(?:is|was)\s+{_NAME}"),
     re.compile(rf"{_NAME}\s*(?:,\s*|\s+(?:is|was|,\s*who\s+is)\s+)(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})\b"),
@@ -42,8 +49,15 @@ _ALIAS_RES = [
     re.compile(rf"{_NAME}\s*\(\s*(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})\s*\)"),
     re.compile(rf"\b(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})\s*\(\s*{_NAME}\s*\)"),
     # someone of a named person's: "Astrid's sister Karin", "Karin, Astrid's sister", "Astrid's sister is Karin"
-    re.compile(rf"(?<![\w'’])(?P<owner>[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]{{2,}})['’]s\s+{_MODS}(?P<rel>{RELATIONS})\s*,?\s+(?:(?:is\s+)?(?:named|called)\s+|is\s+)?{_NAME}"),
-    re.compile(rf"{_NAME}\s*(?:,\s*|\s+(?:is|was)\s+)(?P<owner>[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]{{2,}})['’]s\s+{_MODS}(?P<rel>{RELATIONS})\b"),
+    re.compile(rf"(?<![\w'’]){_OWNER}['’]s\s+{_MODS}(?P<rel>{RELATIONS})\s*,?\s+(?:(?:is\s+)?(?:named|called)\s+|is\s+)?{_NAME}"),
+    re.compile(rf"{_NAME}\s*(?:,\s*|\s+(?:is|was)\s+){_OWNER}['’]s\s+{_MODS}(?P<rel>{RELATIONS})\b"),
+    # "with Inês and her fiancé, Duarte": her / his is the person just named
+    re.compile(rf"(?<![\w'’]){_OWNER}(?:\s+[{_UP}][\w\-]*)?\s+(?:and|with)\s+(?:her|his)\s+{_MODS}(?P<rel>{RELATIONS})\s*,?\s+"
+               rf"(?:(?:named|called)\s+)?{_NAME}"),
+    # "I come with a greyhound called Biscotti", "we've got a cat named Miso": the speaker's
+    re.compile(rf"\b(?P<first>I|I'm|I've|we|we're|we've)\b[^.!?;]{{0,40}}?\b(?:a|an)\s+(?:(?:very|really|tiny|big|little|"
+               rf"old|young|new|lovely|needy|grey|black|white|brown|ginger|rescue)\s+){{0,2}}(?P<rel>{RELATIONS})\s*,?\s+"
+               rf"(?:(?:who\s+is|that\s+is|who's)\s+)?(?:named|called)\s+{_NAME}"),
 ]
 YOUR_REL_RE = re.compile(rf"\b[Yy]our\s+({_MODS}(?:{RELATIONS}))\b")
 NAMED_POSS_RE = re.compile(rf"\b(?P<owner>[A-ZÀ-ÖØ-Þ][\w\-]+)['’]s\s+{_MODS}(?P<rel>{RELATIONS})\b")
@@ -73,14 +87,55 @@ def stated_aliases(text: str, speaker: str, addressee: str | None) -> list[tuple
                 continue
             if len(name.split()) > 1 and name.split()[1].lower() in NOT_NAMES | CALENDAR_WORDS and first == name.split()[0]:
                 name = first
-            owner = gd.get("owner") or (addressee if poss == "your" else speaker)
+            owner = gd.get("owner") or (addressee if poss == "your" else speaker)  # "first": the speaker too
             if not owner or owner.lower() in NOT_NAMES or owner.lower() in CALENDAR_WORDS or norm(owner) == norm(name):
                 continue
             out.append((f"{owner}'s {relation(m.group('rel'))}", name))
     return out
 
 
-_NAME_TOKEN = re.compile(r"^[A-ZÀ-ÖØ-Þ][\w'’\-]*\.?$")
+# A speaker naming themself ("Hi, it's Oluwaseun Barker in claims", "Morning Seun, Tadek from the service
+# desk", "I'm Oksana from Harbourline") or the other speaker ("Morning Hattie.", "You'd better, Farrant.")
+_GREETING = r"(?:hi|hello|hey|morning|good\s+morning|good\s+afternoon|good\s+evening|afternoon|evening)"
+_TWO = rf"[{_UP}][\w\-]+(?:\s+[{_UP}][\w\-]+)?"
+_INTRO = re.compile(
+    rf"^\W*(?:(?P<greet>(?i:{_GREETING})\b[^,.!?]{{0,24}}[,.!]\s*))?(?:"
+    rf"(?i:it's|it’s|it\s+is|this\s+is|my\s+name\s+is|my\s+name's)\s+(?P<a>{_TWO})(?=\s*[,.!?]|\s+(?i:from|at|on|in|here|speaking)\b)"
+    rf"|(?i:I'm|I’m|I\s+am)\s+(?P<b>[{_UP}][\w\-]+(?:\s+[{_UP}][\w\-]+(?=\s*[,.!?])|(?=\s+(?i:from|at|here|speaking)\b)))"
+    rf"|(?P<c>[{_UP}][\w\-]+)\s+(?i:from|here|speaking)\b)")
+_CALLED = re.compile(rf"^\W*(?i:{_GREETING}|thanks|thank\s+you|cheers|bye|night|congrats|congratulations),?\s+"
+                     rf"(?P<a>[{_UP}][{_LOW}]{{2,}})\s*[,!.?](?!\w)|,\s*(?P<c>[{_UP}][{_LOW}]{{2,}})\s*[.!]*\s*$")
+_YOU = re.compile(r"\b(?i:you|your|you're|you've|you'd|you'll)\b")
+_TITLE_WORDS = frozenset("prof professor dr doctor mr mrs ms miss sir madam doc mate love dear".split())
+
+
+def speaker_aliases(text: str, speaker: str, addressee: str | None) -> list[tuple[str, str, str]]:
+    """(speaker, other name, how) for what a turn states about who is talking: the speaker introducing
+    themself by another name ("self": "Hi, it's Oluwaseun Barker"), or, with one other speaker
+    (`addressee`), calling them by one ("called": "Morning Hattie.", "Thanks, Chef!", "You'd better,
+    Farrant."). A name opening a turn without a greeting is left alone ("Busan, actually."; "Cormac, our
+    brake specialist"); one closing it needs a "you" beside it and no question ("Where are you, Seoul?").
+    A caller keeps a "called" name only if the conversation uses it as a name elsewhere."""
+    out: list[tuple[str, str, str]] = []
+    intro = _INTRO.match(text)
+    # "Radek from Sparkline will do it" names someone else: "X from ..." introduces only after a greeting
+    name = intro and (intro.group("a") or intro.group("b") or (intro.group("c") if intro.group("greet") else None))
+    if name and _nameish(name) and norm(name) != norm(speaker):
+        out.append((speaker, name, "self"))
+    called = _CALLED.search(text) if addressee else None
+    name = called and (called.group("a") or (called.group("c") if _YOU.search(text) else None))
+    if name and addressee and _nameish(name) and name.lower() not in _TITLE_WORDS and norm(name) != norm(addressee) \
+            and norm(name) != norm(speaker):
+        out.append((addressee, name, "called"))
+    return out
+
+
+def _nameish(name: str) -> bool:
+    return all(w.lower() not in NOT_NAMES and w.lower() not in CALENDAR_WORDS and w.lower() not in _ALIAS_NOT
+               for w in name.split())
+
+
+_NAME_TOKEN = re.compile(rf"^[{_UP}][\w'’\-]*\.?$")
 
 
 def short_forms(names: list[str], places: frozenset[str] = frozenset()) -> list[tuple[str, str]]:

@@ -23,7 +23,7 @@ from typing import Callable, Container, Protocol, Sequence
 
 import numpy as np
 
-from app.domain.layers.aliases import NAMED_POSS_RE, RELATIONS, YOUR_REL_RE, relation, stated_aliases
+from app.domain.layers.aliases import NAMED_POSS_RE, RELATIONS, YOUR_REL_RE, relation, speaker_aliases, stated_aliases
 from app.domain.layers.consolidation import Episode, segment_episodes
 from app.domain.layers.events import LayerEvent, in_time_order
 from app.domain.layers.graph_fold import PREVIOUS_EVENT, add_short_forms, chain_facts, fold_facts
@@ -41,12 +41,18 @@ from app.domain.layers.text import (
     split_sentences,
     words,
 )
+from app.domain.layers.graph_kinds import name_kind
+from app.domain.layers.timediscourse import NO_DISCOURSE, Discourse
 from app.domain.layers.timeparse import resolve_time_expressions
+from app.domain.layers.timeturns import DateThread
 
 # 2: lone capitalised ordinary words are not names (common_words); 3: time mentions' ranges are half-open
 # 4: Unicode names, titles ("Dr. Okafor"), stated aliases ("my husband Tom"), "your sister", "Tom's mother"
 # 5: one name said short and long ("Tallow", "Tallow Studio") is one entity; "Hartley's Pharmacy", "St. Brigid"
-LAYER_VERSION = "graph_extract/6"  # 6: named possessors, role and place nouns, house numbers, model numbers
+LAYER_VERSION = "graph_extract/7"  # 6: named possessors, role and place nouns, house numbers, model numbers
+# 7: a speaker's other names (self-introduction, being greeted), "X and her fiancé, Y", "a greyhound called Y",
+#    "my daughter Ada's ...", Latin capitals beyond Latin-1, "Oksana from Harbourline" is a firm; dates read
+#    with the conversation before them (timeparse/7)
 
 Encode = Callable[[list[str]], np.ndarray]
 
@@ -95,24 +101,6 @@ _ANIMALS = {"dog", "cat", "puppy", "kitten", "pet", "pets", "terrier", "spaniel"
 _STREET_RE = re.compile(r"\b(?:Street|St|Road|Rd|Lane|Ln|Avenue|Ave|Row|Close|Drive|Dr|Way|Place|Crescent|Terrace|Court|"
                         r"Gardens|Square|Grove|Walk|Mews|Parade|Hill|Boulevard|Blvd)\.?$")
 _HOUSE_NUMBER = re.compile(r"\b(\d{1,4}[A-Za-z]?)\s+$")
-_ORG_RE = re.compile(r"\b(University|College|School|Inc|Corp|Company|Club|Center|Centre|Foundation|Association|Hospital|Church|Institute|Bank|Group|Society|Museum|Library|Academy|Studio|Agency|Team|Network)\b")
-_PLACE_RE = re.compile(r"\b(City|Park|Beach|Lake|Mountains?|River|Street|Island|Canyon|County|State|Valley|Falls|Bay|Coast|Village|Town|Forest|Hills?)\b")
-_EVENT_RE = re.compile(r"\b(Festival|Parade|Conference|Day|Party|Marathon|Pride|Christmas|Thanksgiving|Halloween|Easter|Olympics|Cup|Fair|Week|Summit)\b")
-_PLACE_CUE_RE = re.compile(r"\b(in|to|from|near|visited|visit|visiting|around|across|through)\s+$", re.I)
-_PERSON_CUE_RE = re.compile(r"\b(with|friend|named|called|met|meet|meeting|told|asked|and|sister|brother|mom|dad|son|daughter)\s+$", re.I)
-PLACES = frozenset(
-    """america usa us canada mexico brazil argentina uk england scotland ireland france spain portugal italy germany
-    netherlands belgium switzerland austria sweden norway denmark finland poland greece turkey russia ukraine
-    india china japan korea thailand vietnam indonesia philippines australia zealand egypt kenya nigeria morocco
-    israel iceland peru chile colombia cuba jamaica alabama alaska arizona arkansas california colorado
-    connecticut delaware florida georgia hawaii idaho illinois indiana iowa kansas kentucky louisiana maine
-    maryland massachusetts michigan minnesota mississippi missouri montana nebraska nevada hampshire jersey
-    york carolina dakota ohio oklahoma oregon pennsylvania rhode tennessee texas utah vermont virginia
-    washington wisconsin wyoming paris london rome tokyo berlin madrid boston chicago seattle denver austin
-    miami atlanta dallas houston portland vegas angeles francisco diego phoenix philadelphia toronto
-    vancouver sydney melbourne dublin amsterdam barcelona""".split()
-)
-
 # causal cues inside a sentence: (regex, which side is the cause)
 _CAUSE_AFTER = re.compile(r"\s*(?:,\s*)?\b(because of|because|due to|thanks to|as a result of|since(?=\s+(?:i|we|you|he|she|they|it|my|our|the|there)\b))\b\s*", re.I)
 _CAUSE_BEFORE = re.compile(r"\s*(?:,\s*)?\b(which led to|led to|leading to|which is why|that's why|that is why|therefore|as a result|so(?=\s+(?:i|we|you|he|she|they|it|my|our|now)\b))\b\s*,?\s*", re.I)
@@ -200,23 +188,6 @@ def topic_of(text: str) -> str:
     return _TOPIC_NAMES[hits.index(best_n)] if best_n else "general"
 
 
-def _kind(span: str, left_context: str, speaker_keys: set[str]) -> str:
-    key = norm_name(span)
-    if key in speaker_keys or any(len(key) >= 3 and sk.split(" ")[0].startswith(key) for sk in speaker_keys if " " not in key):
-        return "person"
-    if _ORG_RE.search(span):
-        return "organization"
-    if _EVENT_RE.search(span):
-        return "event"
-    if _PLACE_RE.search(span) or any(w in PLACES for w in key.split()):
-        return "place"
-    if _PLACE_CUE_RE.search(left_context):
-        return "place"
-    if _PERSON_CUE_RE.search(left_context) and len(span.split()) <= 2:
-        return "person"
-    return "thing"
-
-
 def _clauses(sentence: str) -> list[tuple[str, int | None, str | None]]:
     """Split one sentence at a causal cue: [(clause, index of its cause within the list or None, cue)]."""
     m = _AFTER_START.match(sentence)
@@ -284,12 +255,14 @@ class RuleExtractor:
         speaker_keys = {norm_name(e.speaker) for e in evs if e.speaker}
         self._speakers = list(dict.fromkeys(e.speaker for e in evs if e.speaker))
         out: list[RawFact] = []
+        dates = DateThread()  # what the turns before each one said about dates
         for ev in evs:
-            out.extend(chain_facts(out, self.event_facts(ev, known, speaker_keys)))
+            out.extend(chain_facts(out, self.event_facts(ev, known, speaker_keys, dates.read(ev.content, ev.occurred_at)[0])))
         add_short_forms(out)
         return out
 
-    def event_facts(self, ev: LayerEvent, known: Container[str], speaker_keys: Container[str]) -> list[RawFact]:
+    def event_facts(self, ev: LayerEvent, known: Container[str], speaker_keys: Container[str],
+                    said: Discourse = NO_DISCOURSE) -> list[RawFact]:
         """One event's facts, with the statistics the extractor holds (`_common`, `_concepts`,
         `_speakers`). A cause is an index among these facts, or `PREVIOUS_EVENT`: the last fact
         before the event ("That's why ..." opening it); `chain_facts` makes them indices of a log's."""
@@ -297,7 +270,7 @@ class RuleExtractor:
         prev_in_event: int | None = None
         for sentence in split_sentences(ev.content):
             clauses = _clauses(sentence)
-            made = [self._fact(ev, clause, known, speaker_keys) for clause, _, _ in clauses]
+            made = [self._fact(ev, clause, known, speaker_keys, said) for clause, _, _ in clauses]
             index: dict[int, int] = {}  # clause position -> index in `out`
             for ci, fact in enumerate(made):
                 if fact is not None:
@@ -316,27 +289,36 @@ class RuleExtractor:
                     fact.cue = _CAUSE_START.match(clause.strip()).group(1).lower().rstrip(",")  # type: ignore[union-attr]
             if index:
                 prev_in_event = max(index.values())
+        if out:  # "Hi, it's Oluwaseun Barker", "Morning Hattie.": another name of a speaker, on the event's first fact
+            for who, name, how in speaker_aliases(ev.content, ev.speaker, self._addressee(ev)):
+                if norm_name(name) in speaker_keys or (how == "called" and norm_name(name) not in known):
+                    continue
+                for n in (who, name):
+                    if norm_name(n) not in {norm_name(x) for x, _ in out[0].entities}:
+                        out[0].entities.append((n, "person"))
+                out[0].same_as.append((name, who))
         return out
 
-    def _fact(self, ev: LayerEvent, clause: str, known: Container[str], speaker_keys: Container[str]) -> RawFact | None:
+    def _fact(self, ev: LayerEvent, clause: str, known: Container[str], speaker_keys: Container[str],
+              said: Discourse = NO_DISCOURSE) -> RawFact | None:
         spans = capitalised_spans(clause, known, self._common, models=True)
-        dates = resolve_time_expressions(clause, ev.occurred_at)
+        dates = resolve_time_expressions(clause, ev.occurred_at, said)
         cw = content_words(clause)
+        addressee = self._addressee(ev)
         if len(cw) < 2 and not spans and not numbers_in(clause) and not dates:
             return None  # "Wow!", "Thanks, Mel!": nothing to remember
-        if len(cw) < 2 and not dates and all(norm_name(s) in speaker_keys or _kind(s, "", speaker_keys) == "person" for s in spans) and not numbers_in(clause):
+        if len(cw) < 2 and not dates and all(norm_name(s) in speaker_keys or name_kind(s, "", speaker_keys) == "person" for s in spans) and not numbers_in(clause):
             return None  # a greeting that only names the other speaker
         ents: list[tuple[str, str]] = []
         for s in spans:
             pos = clause.find(s)
-            ents.append((s, _kind(s, clause[:pos] if pos >= 0 else "", speaker_keys)))
+            ents.append((s, name_kind(s, clause[:pos] if pos >= 0 else "", speaker_keys)))
         toks = {w.lower().replace("’", "'") for w in words(clause)}
         if ev.speaker and toks & _FIRST_PERSON:
             ents.insert(0, (ev.speaker, "person"))
         for m in _REL_RE.finditer(clause):
             rel = re.sub(r"^(little|older|younger|new|oldest|youngest)\s+", "", m.group(1).lower())
             ents.append((f"{ev.speaker}'s {rel}", "animal" if rel in _ANIMALS else "person"))
-        addressee = self._addressee(ev)
         if addressee:
             for m in YOUR_REL_RE.finditer(clause):
                 rel = relation(m.group(1))

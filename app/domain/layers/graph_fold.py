@@ -26,9 +26,11 @@ from app.domain.layers.aliases import short_forms
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.graph_model import RawFact
 from app.domain.layers.text import _WORD_CASE_RE, COMMON_SHARE, NOT_NAMES, capitalised_spans, norm_name
+from app.domain.layers.timediscourse import NO_DISCOURSE, Discourse
 from app.domain.layers.timeparse import TimeMention
+from app.domain.layers.timeturns import DateThread, discourse_from_dict, discourse_to_dict
 
-FOLD_VERSION = "graph_fold/2"  # 2: the closed facts stored apart, in chunks (graph_build)
+FOLD_VERSION = "graph_fold/3"  # 2: the closed facts stored apart, in chunks (graph_build); 3: the dates thread
 LOOKAHEAD = 40  # part of graph/4: changing it changes closed facts, so bump graph_model.LAYER_VERSION
 PREVIOUS_EVENT = -1  # a cause outside the event: the last fact before it
 
@@ -106,6 +108,8 @@ class FactFold:
     # (event id, its facts as data, in JSON: one string per event, not thousands of small objects)
     closed: list[tuple[str, str]] = field(default_factory=list)
     tail: list[LayerEvent] = field(default_factory=list)  # the open events
+    dates: DateThread = field(default_factory=DateThread)  # what the log said about dates so far (timeturns)
+    said: dict[str, Discourse] = field(default_factory=dict)  # open event id -> the dates before it
 
     # ---------------------------------------------------------------- the fold
 
@@ -129,10 +133,12 @@ class FactFold:
             if k and k not in NOT_NAMES:
                 self.known.add(k)
         self.concept_df.update(self.rules.concepts_in(ev.content))
+        self.said[ev.id] = self.dates.read(ev.content, ev.occurred_at)[0]
         self.tail.append(ev)
         while len(self.tail) > self.lookahead:
             done = self.tail.pop(0)
             self.closed.append((done.id, json.dumps([fact_to_dict(f) for f in self._extract(done)])))
+            self.said.pop(done.id, None)
 
     def _common(self) -> _Minus:
         return _Minus(self.common, {norm_name(s) for s in self.speakers})
@@ -142,7 +148,7 @@ class FactFold:
         r._common = self._common()
         r._concepts = _Concepts(self.concept_df, self.n, r.min_concept_events, r.max_concept_share)
         r._speakers = list(self.speakers)
-        return r.event_facts(ev, self.known, {norm_name(s) for s in self.speakers})
+        return r.event_facts(ev, self.known, {norm_name(s) for s in self.speakers}, self.said.get(ev.id, NO_DISCOURSE))
 
     def facts(self) -> list[RawFact]:
         """Every event's facts in time order (closed ones as kept, open ones with the counters now),
@@ -177,7 +183,8 @@ class FactFold:
                 "cap": dict(self.cap), "common": sorted(self.common), "known": sorted(self.known),
                 "concept_df": dict(self.concept_df), "speakers": self.speakers,
                 "closed": self.closed_data() if closed else len(self.closed),
-                "tail": [[e.id, e.seq] for e in self.tail]}
+                "tail": [[e.id, e.seq] for e in self.tail], "dates": self.dates.to_dict(),
+                "said": {e.id: discourse_to_dict(self.said.get(e.id, NO_DISCOURSE)) for e in self.tail}}
 
     @classmethod
     def from_dict(cls, d: dict, events: Callable[[list[str]], list[LayerEvent]],
@@ -191,7 +198,8 @@ class FactFold:
             raise ValueError("the tail's events are not the ones folded")
         return cls(d["lookahead"], rules, d["n"], Counter(d["low"]), Counter(d["cap"]),
                    set(d["common"]), set(d["known"]), Counter(d["concept_df"]), list(d["speakers"]),
-                   [(eid, json.dumps(facts)) for eid, facts in d["closed"]], list(evs))
+                   [(eid, json.dumps(facts)) for eid, facts in d["closed"]], list(evs),
+                   DateThread.from_dict(d["dates"]), {k: discourse_from_dict(v) for k, v in d["said"].items()})
 
 
 def fold_facts(events: Sequence[LayerEvent], rules: Any, lookahead: int | None = None

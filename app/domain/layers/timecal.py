@@ -63,13 +63,14 @@ def label(d: date, gran: Granularity) -> str:
 _FUTURE_STRONG = re.compile(
     r"\b(will|shall|going to|gonna|about to|can't wait|cannot wait|looking forward|see you|tomorrow|next|soon|"
     r"upcoming|(?:is|are|'s|'re)\s+(?:planned|scheduled|set|booked|due)\s+(?:for|to|on)|"
-    r"(?:am|are|is|'m|'re|'s)\s+(?:going|heading|flying|driving|leaving|moving|starting|visiting|coming|"
-    r"getting|having|hosting|taking|traveling|travelling|returning|relocating|joining|meeting|doing))\b|'ll\b",
+    r"(?:am|are|is|'m|'re|'s)\s+(?:finally\s+|also\s+|actually\s+|officially\s+)?(?:going|heading|flying|driving|leaving|"
+    r"moving|starting|visiting|coming|getting|having|hosting|taking|traveling|travelling|returning|relocating|joining|"
+    r"meeting|doing|retiring|graduating|finishing|opening|launching|switching|quitting))\b|'ll\b|\bwon['’]t\b",
     re.I,
 )
 _PAST_RE = re.compile(
-    r"\b(was|were|been|went|did|had|(?<!'ve )(?<!’ve )(?<!have )(?<!has )(?<!'s )(?<!’s )got|came|thanks? (?:you )?for \w+ing|ago|yesterday|last(?!\s+\w+\s+(?:of|in)\s)|used to|made|took|saw|met|left|began|bought|split up|"
-    r"ran|won|lost|told|felt|spent|gave|found|thought|drove|flew|said|sent|built|wrote|heard|kept|brought|caught|"
+    r"\b(was|were|been|went|did|had|(?<!'ve )(?<!’ve )(?<!have )(?<!has )(?<!'s )(?<!’s )got|came|thanks? (?:you )?for \w+ing|ago|yesterday|last(?!\s+\w+\s+(?:of|in)\s)(?=\s+(?:week|weekend|month|year|night|time|summer|winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|term|season|semester|christmas|easter)\b)|used to|made|took|saw|met|left|began|bought|split up|"
+    r"ran|won(?!['’]t)|lost|told|felt|spent|gave|found|thought|drove|flew|said|sent|built|wrote|heard|kept|brought|caught|"
     r"taught|sold|paid|ate|drank|slept|woke|sat|stood|grew|knew|threw|wore|swam|sang|forgot|became|broke|chose|fell|"
     r"spoke|rang|rode|led|lent|fought|shook|stole|struck|tore|hid|blew|dug|hung|laid|dealt|sank|swore|understood|froze|"
     r"wept|swept|slid|sprang|overslept|mistook|withdrew|arose|awoke|clung|crept|drew|flung|forgave|knelt|leapt|learnt|"
@@ -88,8 +89,14 @@ _PAST_SAME = re.compile(
 # An arrangement is about what is still to come even when told in the past: "confirmed us for May 17",
 # "my flight on October 12 was cancelled"
 _ARRANGED = re.compile(r"\b(?:confirm(?:ed|s)?|book(?:ed|s)?|cancel(?:l?ed|s)?|postpone[ds]?|reschedul(?:ed|es|e)|"
+                       r"rent(?:ed|s)?|hire[ds]?|reserve[ds]?|"
                        r"arrange[ds]?|schedul(?:ed|es|e)|pencill?ed)\b", re.I)
-_PAST_SURE = re.compile(r"\b(?:ago|yesterday|last|earlier|already|before)\b", re.I)
+_DET_PARTICIPLE = re.compile(r"\b(?:the|a|an|my|our|your|his|her|their|this|that|its)\s+(?!need|feed|seed|speed|bed|red)[a-z]{2,}ed\b", re.I)
+# a past verb of intention before an infinitive: what was asked or agreed is still to come ("I've asked
+# Abernathy to sort it before Easter"); not "managed to" or "used to", which report it done
+_INTENT = re.compile(r"\b(?:asked|told|wanted|planned|decided|agreed|promised|offered|hoped|needed|meant|arranged)\b"
+                     r"[^.!?]{0,60}?\bto\s+(?!be\b)[a-z]+", re.I)
+_PAST_SURE = re.compile(r"\b(?:ago|yesterday|last|earlier|already|before(?!\s+[\w']))\b", re.I)  # "before Easter": ahead
 # "I'm excited", "the office is closed": a state, not a past ("'s" is left alone: "she's moved" is a past)
 _BE_PARTICIPLE = re.compile(r"(?:\b(?:am|is|are|be|being)|['’](?:m|re))\s+(?:not\s+|now\s+|still\s+|so\s+|really\s+|"
                             r"very\s+|all\s+|fully\s+|already\s+)?[a-z]+ed\b", re.I)
@@ -105,6 +112,7 @@ def sentence_tense(sentence: str) -> str | None:
     if _FUTURE_STRONG.search(sentence):
         return "future"
     present = _BE_PARTICIPLE.sub(" ", sentence)  # "I'm excited", "the office is closed": a state, not a past
+    present = _DET_PARTICIPLE.sub(" ", present)  # "the revised draft", "a used car": adjectives, not a past
     if _PAST_RE.search(present) or _PAST_SAME.search(present):
         return "past"
     if _FUTURE_SOFT.search(sentence):
@@ -347,7 +355,10 @@ def tense_around(text: str, start: int, end: int) -> str | None:
     # what an arrangement is for is ahead even when told in the past: "confirmed us for May 17", "my flight
     # on the 12th was cancelled"; not the day of the act itself ("I booked the tickets on Monday")
     for_it = re.search(r"(?i)\bfor\s*$", before) or re.match(r"(?i)for\b", text[start:end])
-    if tense == "past" and not _PAST_SURE.search(before + after) and (
-            _ARRANGED.search(after) or (for_it and _ARRANGED.search(before))):
+    sure = _PAST_SURE.search(before + text[start:end] + after)
+    if tense == "past" and not sure and (
+            _ARRANGED.search(after) or (for_it and _ARRANGED.search(before)) or _INTENT.search(before)):
         return "future"
+    if tense == "past" and not sure and _ARRANGED.search(before):
+        return "nearest"  # "I've booked a stall on the 23rd of August", "Cancelled it on 30 January": the act or the day
     return tense

@@ -116,7 +116,7 @@ SHIFTED_RE = (rf"\b(?:(?:on\s+)?the\s+{_REL}\s+(?:after\s+next|before\s+last)|{_
 # "the following Saturday", "the Saturday after", "the next day", "the following week": after the day
 # named before it in the same text (else the day it is said); "the night before last", "two Saturdays ago"
 FOLLOWING_RE = (rf"\b(?:(?:on\s+)?the\s+(?:following\s+(?:{_WD_NAMES}|day|morning|week|weekend)|next\s+(?:day|morning))\b|"
-                rf"(?:on\s+)?the\s+{_WD_NAMES}\s+after\b(?!\s+(?:next|that|the|this|my|our|his|her|their|\w+ing)\b)|"
+                rf"(?:on\s+)?the\s+{_WD_NAMES}\s+after\b(?!\s+(?:next|that|the|this|my|our|his|her|their|\w+ing)\b)(?!\s+(?-i:[A-Z]))|"
                 rf"the\s+(?:day|night)\s+before\s+last|{_COUNT}\s+{_WD_NAMES}s\s+ago)")
 
 

@@ -65,23 +65,32 @@ from app.domain.layers.timeforms import (
     shifted_span,
     year_part_span,
 )
+from app.domain.layers.timediscourse import (BEFORE_RE, NO_DISCOURSE, RANGE_RE, Discourse, before_span,
+                                             appositions, is_explicit, is_range, range_days,
+                                             range_span)
 from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, relative_weekend, year_span
 
 _YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
 
-LAYER_VERSION = "timeparse/6"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
+LAYER_VERSION = "timeparse/7"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
 # 4: "the 10th" before a function word ("till the 10th for work"), a month after for/to/from/till/before/after
 # 5: the forms of timeforms (decades, "the second Saturday in January", fortnights, "the Friday after next",
 #    recurring expressions dropped), "the weekend" by tense, more tense cues
 # 6: ordinal words as days after a preposition ("until the fifth"), early/mid/late next month, "a week from
 #    today", "a fortnight on Saturday", "two summers ago", "the first/last week of May", "the week of May 5"
+# 7: what earlier turns settle (`timeturns.resolve_turns`, timediscourse): "The 22nd" restating the date last
+#    named, "the Friday before" / "the night before" the day named before; ranges of days; "a Friday" is no
+#    date; "won't"; what an arrangement or an intention is for ("booked ... on 23 August", "asked him to ...
+#    before Easter", "for the winter", "from September"): the nearer or the coming one
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(RANGE_RE), "range"),
     (re.compile(NTH_WEEKDAY_RE, re.I), "relative"),
     (re.compile(SHIFTED_RE, re.I), "relative"),
     (re.compile(FOLLOWING_RE, re.I), "relative"),
+    (re.compile(BEFORE_RE, re.I), "relative"),
     (re.compile(YEAR_PART_RE, re.I), "relative"),
     (re.compile(RECURRING_RE, re.I), "recurring"),  # taken so its weekday is not read as a date, then dropped
     (re.compile(DAY_WORD_RE), "absolute"),
@@ -112,7 +121,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
                 rf"the\s+{ORD_WORD_RE}\b(?!\s+(?:of\s+)?(?!(?:for|to|and|or|at|in|on|until|till|through|with|but|so|because|when|if|"
                 r"then|we|I|you|he|she|they|it|is|was|instead|already|too)\b)[A-Za-z])(?!-)", re.I), "relative"),
     (re.compile(rf"\b(?:on\s+)?(?:{_HOLIDAY})\b(?:\s+(?:19|20)\d\d\b)?", re.I), "relative"),
-    (re.compile(rf"\b(?:on\s+)?{_WD}\b(?:\s+(?:night|morning|afternoon|evening|lunchtime)\b)?", re.I), "relative"),
+    (re.compile(rf"(?<!\ba\s)\b(?:on\s+)?{_WD}\b(?:\s+(?:night|morning|afternoon|evening|lunchtime)\b)?", re.I), "relative"),
     # a month named alone ("Shall I look at September?"), not one that is also a name or a verb (April,
     # June, August, May, March: those need a preposition or a determiner), nor a month before a day or a name
     (re.compile(r"\b(?:January|February|July|September|October|November|December)\b(?!\s*\d)(?!['’]s)(?!\s+[A-Z])"), "relative"),
@@ -126,7 +135,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
 # a month's name, capitalised, in patterns that read case (the month is the only way they can match)
 _MONTH_WORD = re.compile(r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)")
 _MONTH_PATTERNS = {rx.pattern for rx, _ in _PATTERNS if not rx.flags & re.I and (
-    _MONTH_CAP in rx.pattern or "January|February|July" in rx.pattern)}
+    _MONTH_CAP in rx.pattern or "January|February|July" in rx.pattern)} - {RANGE_RE}  # a range needs no month
 _UNIT_PATTERNS = {rx.pattern for rx, _ in _PATTERNS if _UNIT in rx.pattern}  # "N days ago", "in N weeks": need a unit
 _WD_FULL = {d[:3]: d for d in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")}
 
@@ -155,6 +164,8 @@ _NEEDLES: dict[str, re.Pattern[str]] = {
     RECURRING_RE: re.compile(r"every|days\b|day\s+(?:morning|afternoon|evening|night)s", re.I),
     DAY_WORD_RE: re.compile(r"(?:first|second|third|[a-z]th)\b", re.I),
     DECADE_RE: re.compile(r"\d0['’]?s\b|ties\b|noughties|aughts", re.I),
+    RANGE_RE: re.compile(r"\d\s*(?:st|nd|rd|th)?\s*(?:[-–]|\s(?:to|till|until|through|thru|and)\s)", re.I),
+    BEFORE_RE: re.compile(r"\b(?:before|after)\b", re.I),
 }
 _NEEDLES.update({rx.pattern: re.compile("weekend", re.I) for rx, _ in _PATTERNS if "the\\s+weekend" in rx.pattern})
 
@@ -171,7 +182,7 @@ def find_time_expressions(text: str) -> list[tuple[int, int, str, str]]:
             continue
         for m in rx.finditer(text):
             s, e = m.span()
-            if any(s < te and ts < e for ts, te, _, _ in taken):
+            if any(s < te and ts < e for ts, te, _, _ in taken) or (kind == "range" and not is_range(m.group(0))):
                 continue
             taken.append((s, e, m.group(0), kind))
     return sorted(taken)
@@ -263,11 +274,33 @@ def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date,
     return d, s, e, gran
 
 
-def resolve_time_expressions(text: str, base: datetime) -> list[TimeMention]:
-    """Every time expression in `text` with its absolute date(s) relative to `base` (event time)."""
+def _nearest(surface: str, base: date):  # noqa: ANN202 (what _resolve_cached returns)
+    """The reading, past or coming, whose span lies closer to `base` (0 when it holds it)."""
+    got = [r for r in (_resolve_cached(surface, base, "past"), _resolve_cached(surface, base, "future")) if r is not None]
+
+    def away(r) -> int:  # noqa: ANN001
+        return 0 if r[1] <= base < r[2] else min(abs((r[1] - base).days), abs((r[2] - timedelta(days=1) - base).days))
+    return min(got, key=away) if got else None
+
+
+def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = NO_DISCOURSE) -> list[TimeMention]:
+    """Every time expression in `text` with its absolute date(s) relative to `base` (event time), and
+    to what earlier turns settled (`discourse`; `resolve_turns` threads it through a conversation)."""
     out: list[TimeMention] = []
     for s, e, surface, kind in find_time_expressions(text):
         if kind == "recurring":  # "every other Sunday", "on Thursdays": no one day to store
+            continue
+        if kind == "range":
+            prev = next((m for m in reversed(out) if m.resolved and m.date and is_explicit(m.surface)), None)
+            first = range_days(surface)
+            near = next((m for m in reversed(out) if m.resolved and m.granularity == "day" and m.date), None)
+            anchor = date.fromisoformat(prev.date) if prev and prev.date else (
+                (discourse.anchored(first[0]) if first else None)
+                or (date.fromisoformat(near.date) if near and near.date else None))
+            rng = range_span(surface, base.date(), tense_around(text, s, e) or "future", anchor)
+            if rng is not None:
+                out.append(TimeMention(surface, s, e, "absolute", True, rng[0].isoformat(), rng[0].isoformat(),
+                                       rng[1].isoformat(), "day", rng[2]))
             continue
         if kind == "vague":
             out.append(TimeMention(surface, s, e, kind))
@@ -293,16 +326,25 @@ def resolve_time_expressions(text: str, base: datetime) -> list[TimeMention]:
             tense = tense_around(text, s, e)
             # no tense at all (present: "the demo is on Friday", "I start on June 12"): the coming one
             prefer = tense or "future"
+        day_before = next((date.fromisoformat(m.date) for m in reversed(out) if m.resolved and m.granularity == "day" and m.date),
+                          discourse.day())
+        since = re.search(r"(?i)\bsince\s+$", text[max(0, s - 8):s]) is not None  # "since the 3rd", "since Friday"
         nth = re.fullmatch(r"(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)", ordinals_to_digits(surface.strip()), re.I)
         if nth:  # "on August 10 and back on the 24th": the month of the day named before it
-            prev = next((m for m in reversed(out) if m.resolved and m.granularity == "day" and m.date), None)
-            anchor = date.fromisoformat(prev.date) if prev else base.date()
-            res = nth_day(anchor, int(nth.group(1)), "future" if prev else prefer)
-        elif re.fullmatch(FOLLOWING_RE, surface.strip(), re.I):  # "the following Saturday": after the day before it
-            prev = next((m for m in reversed(out) if m.resolved and m.granularity == "day" and m.date), None)
+            prev = next((m for m in reversed(out) if m.resolved and m.granularity == "day" and m.date and is_explicit(m.surface)), None)
+            near = next((m for m in reversed(out) if m.resolved and m.granularity == "day" and m.date), None)
+            day = int(nth.group(1))  # in the turn, a named date; else a restatement of the last one; else any day
+            anchor = None if since else (date.fromisoformat(prev.date) if prev and prev.date else discourse.anchored(day)
+                                         or (date.fromisoformat(near.date) if near and near.date else None))
+            res = nth_day(anchor or base.date(), day, "future" if anchor else prefer)
+        elif re.fullmatch(FOLLOWING_RE, surface.strip(), re.I) or re.fullmatch(BEFORE_RE, surface.strip(), re.I):
+            # "the following Saturday", "the Friday before": from the day named before it
             own = re.search(r"(?i)\b(?:before last|ago)$", surface.strip())  # counted from the day it is said
-            fl = following_span(surface, base.date() if own else date.fromisoformat(prev.date)) if own or prev else None
+            ref = base.date() if own else day_before
+            fl = None if ref is None else (following_span(surface, ref) or before_span(surface, ref))
             res = None if fl is None else (fl[0], fl[0], fl[1], fl[2])  # type: ignore[assignment]
+        elif prefer == "nearest" or re.match(rf"(?i)(?:for\s+(?:the\s+)?{_SEASON}|from\s+{_MONTH_CAP})\b", surface):
+            res = _nearest(surface, base.date())  # "booked ... on 23 August", "for the winter", "from September"
         else:
             res = _resolve_cached(surface, base.date(), prefer)
         if res is None:
@@ -320,24 +362,7 @@ def resolve_time_expressions(text: str, base: datetime) -> list[TimeMention]:
         else:
             said = label(d if gran == "day" else rs, gran)
         out.append(TimeMention(surface, s, e, kind, True, d.isoformat(), rs.isoformat(), re_.isoformat(), gran, said))
-    return _appositions(text, out)
-
-
-def _appositions(text: str, mentions: list[TimeMention]) -> list[TimeMention]:
-    """A weekday next to a date that falls on it is that date: "the Sunday flight, October 13"."""
-    out = list(mentions)
-    for i, m in enumerate(out):
-        wd = re.fullmatch(rf"(?:on\s+)?({_WD})", m.surface.strip(), re.I)
-        if not wd or not m.resolved:
-            continue
-        for n in out[max(0, i - 1):i + 2]:
-            if n is m or not n.resolved or n.granularity != "day" or not n.date or n.date == m.date:
-                continue
-            gap = text[min(m.end, n.end):max(m.start, n.start)]
-            if len(gap) <= 25 and not re.search(r"[.!?;]|\b(?:or|and|then|until|till|to)\b", gap) \
-                    and date.fromisoformat(n.date).weekday() == weekday_num(wd.group(1)):
-                out[i] = replace(m, date=n.date, range_start=n.range_start, range_end=n.range_end, label=n.label)
-    return out
+    return appositions(text, out)
 
 
 def resolution_stats(mentions: Iterable[TimeMention]) -> dict[str, float]:

@@ -1,0 +1,177 @@
+"""What a conversation's earlier turns settle about a time expression (`timeturns.resolve_turns`).
+
+A turn is often dated only by what was said before it: "Mum turns seventy on the 22nd of November."
+... "The 22nd is a Saturday, so lunch?" ... "I can't help the Friday before." Read alone, "the 22nd"
+said on 28 September is the coming 22 October and "the Friday before" names nothing. Read in its
+conversation, the first is 22 November and the second the Friday before it.
+
+`Discourse` carries what holds from one turn to the next in a sitting (turns at most `SITTING` apart):
+- `span`: the last date named with its month ("the 2nd of March", "December 14", "mid-April"). A bare
+  "the 22nd" that restates its day is that date (`anchored`); any other bare day number is read against
+  the turn's own time: on the labelled set, "until the 12th" said after "Saturday 13 December" meant
+  the nearest 12th as often as December's.
+- `last_day`: the last single day named however ("Thursday the 25th", "the 19th", "yesterday"): "the
+  Friday before", "the night before", "the weekend after" count from it.
+
+Also here, the forms that only make sense with a month in view: ranges of days ("the 19th to the
+21st", "the 4th to the 8th of May", "the 17th and 18th", "May 4-8"), and a weekday beside the date it
+falls on (`appositions`). Pure functions, no I/O.
+"""
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass, replace
+from datetime import date, timedelta
+from typing import Any, TypeVar
+
+from app.domain.layers.timecal import _WD, label, nth_day, pick_year, weekday_num
+from app.domain.timeexpr import MONTH_RE, MONTHS, shift_month
+
+M = TypeVar("M", bound=Any)  # timeparse.TimeMention (defined there; this module sits below it)
+
+SITTING = timedelta(hours=6)  # turns this close belong to one sitting: an anchor holds across them
+
+_WD_NAMES = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_SUF = r"(?:st|nd|rd|th)"
+
+# "the Friday before", "the weekend before", "the day before" (not "the day before yesterday", "the
+# Friday before last", nor "the day before the wedding": an event this layer does not date)
+BEFORE_RE = (rf"\b(?:on\s+)?the\s+(?:{_WD_NAMES}|day|night|weekend|week)\s+before\b"
+             r"(?!\s+(?:last|yesterday|the|that|this|my|our|his|her|their|your|its|it|we|I|you|he|she|they|\w+ing)\b)(?!\s+(?-i:[A-Z]))"
+             r"|\bthe\s+(?:day|night|weekend|week)\s+after\b(?!\s+(?:tomorrow|next|that|the|this|my|our|his|her|their|your|its|it|"
+             r"we|I|you|he|she|they|\w+ing)\b)(?!\s+(?-i:[A-Z]))")  # "the Saturday after Easter": an event's
+
+# ranges of days: "the 19th to the 21st", "from the 4th to the 8th of May", "the 17th and 18th",
+# "between the 3rd and the 5th", "May 4-8", "4-8 May", "4 to 8 June"
+RANGE_RE = (rf"\b(?:(?i:from|between)\s+)?(?i:the)\s+\d{{1,2}}{_SUF}\s*(?:(?i:to|till|until|through|thru)\s+(?i:the\s+)?|[-–]\s*)"
+            rf"\d{{1,2}}{_SUF}(?:\s+(?i:of\s+)?{MONTH_RE}\b)?"
+            rf"|\b(?i:the)\s+\d{{1,2}}{_SUF}\s+(?i:and)\s+\d{{1,2}}{_SUF}(?:\s+(?i:of\s+)?{MONTH_RE}\b)?"
+            rf"|\b(?:(?i:between)\s+)(?i:the)\s+\d{{1,2}}{_SUF}\s+(?i:and)\s+(?i:the\s+)?\d{{1,2}}{_SUF}(?:\s+(?i:of\s+)?{MONTH_RE}\b)?"
+            rf"|\b{MONTH_RE}\s+\d{{1,2}}{_SUF}?\s*(?:[-–]|\s(?i:to|till|until|through)\s)\s*\d{{1,2}}{_SUF}?\b(?!\s*[:.]\d)"
+            rf"|\b\d{{1,2}}{_SUF}?\s*(?:[-–]|\s(?i:to|till|until|through)\s)\s*\d{{1,2}}{_SUF}?\s+(?i:of\s+)?{MONTH_RE}\b")
+
+_EXPLICIT = re.compile(rf"{MONTH_RE}|\b\d{{4}}-\d\d-\d\d\b|\b\d{{1,2}}/\d{{1,2}}\b")
+
+
+@dataclass(frozen=True)
+class Discourse:
+    """What the turns before this one said about dates (see the module's docstring)."""
+    span: tuple[date, date] | None = None  # [start, end) of the last date named with its month in the sitting
+    last_day: date | None = None  # the last single day named in the sitting, however ("Thursday the 25th")
+
+    def day(self) -> date | None:
+        """The day "the Friday before" / "the night before" counts from."""
+        return self.last_day
+
+    def anchored(self, day: int) -> date | None:
+        """A bare "the `day`th" that restates the date last named with its month ("the 22nd of November"
+        ... "The 22nd is a Saturday"): that date. Any other day number is read against the turn's own
+        time: on the labelled set, "until the 12th" said after "Saturday 13 December" meant the nearest
+        12th as often as the month named before it."""
+        if self.span is None or self.span[1] - self.span[0] != timedelta(days=1) or self.span[0].day != day:
+            return None
+        return self.span[0]
+
+
+NO_DISCOURSE = Discourse()
+
+
+def is_explicit(surface: str) -> bool:
+    """A mention that names its month ("December 14", "mid-April", "14/12"): one a later "the 16th" or
+    "the day before" leans on. "Saturday the 7th" or "the 28th" do not: their month was itself a guess."""
+    return _EXPLICIT.search(surface) is not None
+
+
+def before_span(expr: str, anchor: date) -> tuple[date, date, str] | None:
+    """"the Friday before" (the last Friday before `anchor`), "the weekend before", "the week before",
+    "the day before", "the day after": [start, end) and granularity."""
+    low = re.sub(r"\s+", " ", expr.lower()).strip()
+    low = re.sub(r"^on ", "", low)
+    m = re.fullmatch(rf"the ({_WD_NAMES}|day|night|weekend|week) (before|after)", low)
+    if not m:
+        return None
+    what, way = m.groups()
+    if what in ("day", "night"):
+        d = anchor + timedelta(days=-1 if way == "before" else 1)
+        return d, d + timedelta(days=1), "day"
+    if what == "week":
+        s = anchor - timedelta(days=anchor.weekday()) + timedelta(weeks=-1 if way == "before" else 1)
+        return s, s + timedelta(days=7), "week"
+    if what == "weekend" and way == "after":  # the first Saturday and Sunday after the anchor day
+        sat = anchor + timedelta(days=(5 - anchor.weekday()) % 7 or 7)
+        if anchor.weekday() == 5:  # the anchor is a Saturday: the next weekend, not its own
+            sat = anchor + timedelta(days=7)
+        return sat, sat + timedelta(days=2), "week"
+    if what == "weekend":  # the Saturday and Sunday before the anchor day
+        sat = anchor - timedelta(days=(anchor.weekday() - 5) % 7 or 7)
+        if sat + timedelta(days=1) >= anchor:  # the anchor is that Sunday: the weekend a week before
+            sat -= timedelta(weeks=1)
+        return sat, sat + timedelta(days=2), "week"
+    wd = list(calendar.day_name).index(what.capitalize())
+    d = anchor - timedelta(days=(anchor.weekday() - wd) % 7 or 7)
+    return d, d + timedelta(days=1), "day"
+
+
+def range_days(expr: str) -> tuple[int, int, int | None, bool] | None:
+    """(first day, last day, month or None, joined by "and") of a range form."""
+    nums = [int(n) for n in re.findall(r"\d{1,2}", expr)]
+    if len(nums) != 2 or not (1 <= nums[0] <= 31 and 1 <= nums[1] <= 31):
+        return None
+    mo = re.search(MONTH_RE, expr)
+    month = MONTHS[mo.group(0).lower().rstrip(".")] if mo else None
+    joined = re.search(r"(?i)\band\b", expr) is not None
+    return nums[0], nums[1], month, joined
+
+
+def appositions(text: str, mentions: list[M]) -> list[M]:
+    """A weekday next to a date that falls on it is that date: "the Sunday flight, October 13"."""
+    out = list(mentions)
+    for i, m in enumerate(out):
+        wd = re.fullmatch(rf"(?:on\s+)?({_WD})", m.surface.strip(), re.I)
+        if not wd or not m.resolved:
+            continue
+        for n in out[max(0, i - 1):i + 2]:
+            if n is m or not n.resolved or n.granularity != "day" or not n.date or n.date == m.date:
+                continue
+            gap = text[min(m.end, n.end):max(m.start, n.start)]
+            if len(gap) <= 25 and not re.search(r"[.!?;]|\b(?:or|and|then|until|till|to)\b", gap) \
+                    and date.fromisoformat(n.date).weekday() == weekday_num(wd.group(1)):
+                out[i] = replace(m, date=n.date, range_start=n.range_start, range_end=n.range_end, label=n.label)
+    return out
+
+
+def is_range(surface: str) -> bool:
+    """A range form that is one stretch: not "the 5th and 12th" (two days, read one by one)."""
+    got = range_days(surface)
+    return got is not None and (not got[3] or got[1] == got[0] + 1)
+
+
+def month_day(y: int, mo: int, day: int) -> date | None:
+    try:
+        return date(y, mo, day)
+    except ValueError:
+        return None
+
+
+def range_span(surface: str, base: date, prefer: str, anchor: date | None) -> tuple[date, date, str] | None:
+    """"the 19th to the 21st", "May 4-8": [first day, last day + 1) and a label. Without a month, the
+    first day is a day of the month last named (`anchor`), else the next (or, told in the past, the
+    latest) such day; "the 5th and 12th" is two days, not a stretch (None)."""
+    got = range_days(surface)
+    if got is None:
+        return None
+    first, last, mo, joined = got
+    if mo is not None:
+        y = pick_year(mo, last, base, prefer)
+        d1 = month_day(y, mo, last)
+        d0 = month_day(y, mo, first) if first <= last else month_day(*((y, mo - 1) if mo > 1 else (y - 1, 12)), first)
+    else:
+        start = nth_day(anchor or base, first, "future" if anchor else prefer)
+        d0 = start[0] if start else None
+        end = nth_day(d0, last, "future") if d0 else None
+        d1 = end[0] if end else None
+    if d0 is None or d1 is None or d1 < d0:
+        return None
+    lab = f"{d0.day}–{label(d1, 'day')}" if (d0.month, d0.year) == (d1.month, d1.year) else f"{label(d0, 'day')} – {label(d1, 'day')}"
+    return d0, d1 + timedelta(days=1), lab

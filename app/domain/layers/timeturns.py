@@ -1,0 +1,112 @@
+"""A conversation's time expressions read in order (`resolve_turns`): each turn against its own time
+and what the turns before it settled (`timediscourse.Discourse`). The labelled set's time spans are
+scored from this (`palimpsest bench layers`), and a query's context dates its items so
+(`discourses`), from the turns of the same conversation that the query holds. Pure, no I/O.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from functools import lru_cache
+from typing import Hashable, Iterable, Sequence
+
+from app.domain.layers.timediscourse import NO_DISCOURSE, SITTING, Discourse, is_explicit
+from app.domain.layers.timeparse import TimeMention, resolve_time_expressions
+
+
+# what a turn needs to name a day or a month at all (a digit, a month, a weekday, a day word, a holiday, an
+# ordinal): a cheap test before the full reading, for the turns a query only reads as context
+_MAY_DATE = re.compile(r"\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun|today|tonight|"
+                       r"tomorrow|yesterday|day|night|christmas|easter|halloween|valentine|thanksgiving|new year|boxing|"
+                       r"bonfire|independence|patrick|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+                       r"eleventh|twelfth|\w+teenth|twentieth|thirtieth)", re.I)
+
+
+@lru_cache(maxsize=16384)
+def _resolved(text: str, at: datetime, discourse: Discourse) -> tuple[TimeMention, ...]:
+    # a turn is read again by every query that holds it, mostly with the same discourse
+    return tuple(resolve_time_expressions(text, at, discourse))
+
+
+@dataclass
+class DateThread:
+    """What a conversation has said about dates so far, read one turn at a time (`read`), and kept as
+    JSON data between builds (`to_dict` / `from_dict`: a layer that folds the log event by event)."""
+    anchor: tuple[date, date, datetime] | None = None  # [start, end) of the last date named with its month, when
+    last: tuple[date, datetime] | None = None  # the last single day named, when
+
+    def read(self, text: str, at: datetime) -> tuple[Discourse, list[TimeMention]]:
+        """The discourse the turn is read with, and its mentions; then what the turn adds."""
+        discourse = self.before(at)
+        mentions = list(_resolved(text, at, discourse))
+        self.learn(mentions, at)
+        return discourse, mentions
+
+    def before(self, at: datetime) -> Discourse:
+        """What a turn said at `at` is read with (an anchor from another sitting no longer holds)."""
+        if self.anchor is not None and abs(at - self.anchor[2]) > SITTING:
+            self.anchor = None
+        if self.last is not None and abs(at - self.last[1]) > SITTING:
+            self.last = None
+        return Discourse(self.anchor[:2] if self.anchor else None, self.last[0] if self.last else None)
+
+    def learn(self, mentions: Iterable[TimeMention], at: datetime) -> None:
+        """What a turn said at `at` settles for the turns after it."""
+        for m in mentions:
+            if not (m.resolved and m.range_start and m.range_end):
+                continue
+            span = (date.fromisoformat(m.range_start), date.fromisoformat(m.range_end))
+            one_day = m.granularity == "day" and span[1] - span[0] == timedelta(days=1)
+            if is_explicit(m.surface) and (span[1] - span[0]).days <= 11:  # a day, a stretch, a third of a month
+                self.anchor = (*span, at)
+            if one_day:
+                self.last = (span[0], at)
+
+    def to_dict(self) -> dict:
+        return {"anchor": [self.anchor[0].isoformat(), self.anchor[1].isoformat(), self.anchor[2].isoformat()]
+                if self.anchor else None,
+                "last": [self.last[0].isoformat(), self.last[1].isoformat()] if self.last else None}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "DateThread":
+        a, last = d.get("anchor"), d.get("last")
+        return cls((date.fromisoformat(a[0]), date.fromisoformat(a[1]), datetime.fromisoformat(a[2])) if a else None,
+                   (date.fromisoformat(last[0]), datetime.fromisoformat(last[1])) if last else None)
+
+
+def discourse_to_dict(d: Discourse) -> dict:
+    return {"span": [d.span[0].isoformat(), d.span[1].isoformat()] if d.span else None,
+            "last_day": d.last_day.isoformat() if d.last_day else None}
+
+
+def discourse_from_dict(d: dict) -> Discourse:
+    span = d.get("span")
+    return Discourse((date.fromisoformat(span[0]), date.fromisoformat(span[1])) if span else None,
+                     date.fromisoformat(d["last_day"]) if d.get("last_day") else None)
+
+
+def resolve_turns(turns: Iterable[tuple[str, datetime]]) -> list[tuple[Discourse, list[TimeMention]]]:
+    """`resolve_time_expressions` for a conversation's turns in order, each read with what the turns
+    before it settled (`DateThread`): per turn, that discourse and its mentions."""
+    thread = DateThread()
+    return [thread.read(text, at) for text, at in turns]
+
+
+def discourses(turns: Sequence[tuple[Hashable, str, str, datetime]]) -> dict[Hashable, Discourse]:
+    """(id, conversation, text, time) -> what the turns before each one (among these, in its
+    conversation, in time order) settled about dates. The turns before are read on their own (each
+    against its own time, as the context's dates of a turn without a discourse are): a query's turns
+    are mostly the same from one query to the next, so those readings are cached per turn."""
+    by_conv: dict[str, list[tuple[Hashable, str, datetime]]] = {}
+    for key, conv, text, at in turns:
+        by_conv.setdefault(conv, []).append((key, text, at))
+    out: dict[Hashable, Discourse] = {}
+    for rows in by_conv.values():
+        rows.sort(key=lambda r: r[2])
+        thread = DateThread()
+        for key, text, at in rows:
+            out[key] = thread.before(at)
+            if _MAY_DATE.search(text):  # most turns name no day: they cannot anchor one
+                thread.learn(_resolved(text, at, NO_DISCOURSE), at)
+    return out
