@@ -54,7 +54,11 @@ def test_a_possessive_after_a_copula_is_no_alias():
     ("Where are you now, Seoul?", "Luísa", "Jun-seo", []),  # a question about a place
     ("Busan, actually. I moved here for work.", "Jun-seo", "Luísa", []),  # no greeting: not a name called
     ("I'm British, so tea it is.", "Tom", "Ana", []),
+    ("It's Shia Labeouf! Can you believe it?", "Gina", "Jon", []),  # someone in a photo, not the speaker
+    ("Hey Nate! Apart from meetings, I'm working on a project.", "Joanna", "Nate", []),
     ("Morning Hattie.", "Gürkan", None, []),  # a group chat: whom "Hattie" is, is not known
+    ("Hi Karen, thanks for the update on the budget.", "assistant", "user", []),  # a drafted letter
+    ("Hi, it's Crystal Wilson from accounts here.", "user", "assistant", [("user", "Crystal Wilson", "self")]),
 ])
 def test_a_speakers_other_names(text, speaker, addressee, found):
     assert speaker_aliases(text, speaker, addressee) == found

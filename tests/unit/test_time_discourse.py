@@ -129,6 +129,7 @@ def test_a_date_said_before_does_not_overrule_the_tense():
     ("We'd like the revised draft by late January.", datetime(2025, 9, 16), "by late January", "2026-01-21"),
     ("Last day at the museum is the 17th of October.", datetime(2025, 9, 29), "the 17th of October", "2025-10-17"),
     ("We went to Crete in August.", datetime(2025, 6, 1), "in August", "2024-08-01"),
+    ("It improved candidate fit by 20% in April hires.", datetime(2024, 5, 2), "in April", "2024-04-01"),  # a noun
 ])
 def test_what_an_arrangement_or_an_intention_is_for_lies_ahead(text, at, surface, start):
     assert {m.surface: m.range_start for m in resolve_time_expressions(text, at)}[surface] == start
@@ -139,6 +140,7 @@ def test_the_context_dates_an_item_with_the_turns_the_query_holds():
             (2, "c1", "The 22nd is a Saturday, so lunch?", datetime(2025, 9, 28, 20, 2)),
             (3, "c2", "The 22nd is a Saturday, so lunch?", datetime(2025, 9, 28, 20, 2))]  # another conversation
     said = discourses(rows)
+    assert 1 not in said  # a turn whose words lean on nothing before them is read alone (and costs nothing)
     line = render_line(ContextItem(2, "Ines", rows[1][2], rows[1][3], discourse=said[2]))
     assert "The 22nd [22 November 2025]" in line
     other = render_line(ContextItem(3, "Ines", rows[2][2], rows[2][3], discourse=said[3]))

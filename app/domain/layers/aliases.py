@@ -100,12 +100,14 @@ _GREETING = r"(?:hi|hello|hey|morning|good\s+morning|good\s+afternoon|good\s+eve
 _TWO = rf"[{_UP}][\w\-]+(?:\s+[{_UP}][\w\-]+)?"
 _INTRO = re.compile(
     rf"^\W*(?:(?P<greet>(?i:{_GREETING})\b[^,.!?]{{0,24}}[,.!]\s*))?(?:"
-    rf"(?i:it's|it’s|it\s+is|this\s+is|my\s+name\s+is|my\s+name's)\s+(?P<a>{_TWO})(?=\s*[,.!?]|\s+(?i:from|at|on|in|here|speaking)\b)"
+    rf"(?i:my\s+name\s+is|my\s+name's)\s+(?P<a>{_TWO})(?=\s*[,.!?]|\s+(?i:from|at|on|in|here|speaking)\b)"
+    rf"|(?i:it's|it’s|it\s+is|this\s+is)\s+(?P<d>{_TWO})(?=\s+(?i:from|at|on|in|here|speaking|calling)\b)"
     rf"|(?i:I'm|I’m|I\s+am)\s+(?P<b>[{_UP}][\w\-]+(?:\s+[{_UP}][\w\-]+(?=\s*[,.!?])|(?=\s+(?i:from|at|here|speaking)\b)))"
-    rf"|(?P<c>[{_UP}][\w\-]+)\s+(?i:from|here|speaking)\b)")
+    rf"|(?P<c>[{_UP}][\w\-]+)\s+(?:(?i:from)\s+(?:(?i:the)\s+|[{_UP}])|(?i:here|speaking)\b))")  # not "Apart from meetings"
 _CALLED = re.compile(rf"^\W*(?i:{_GREETING}|thanks|thank\s+you|cheers|bye|night|congrats|congratulations),?\s+"
                      rf"(?P<a>[{_UP}][{_LOW}]{{2,}})\s*[,!.?](?!\w)|,\s*(?P<c>[{_UP}][{_LOW}]{{2,}})\s*[.!]*\s*$")
 _YOU = re.compile(r"\b(?i:you|your|you're|you've|you'd|you'll)\b")
+_ROLES = frozenset("user assistant system bot ai model".split())
 _TITLE_WORDS = frozenset("prof professor dr doctor mr mrs ms miss sir madam doc mate love dear".split())
 
 
@@ -119,10 +121,13 @@ def speaker_aliases(text: str, speaker: str, addressee: str | None) -> list[tupl
     out: list[tuple[str, str, str]] = []
     intro = _INTRO.match(text)
     # "Radek from Sparkline will do it" names someone else: "X from ..." introduces only after a greeting
-    name = intro and (intro.group("a") or intro.group("b") or (intro.group("c") if intro.group("greet") else None))
+    # "It's Shia Labeouf!" names someone in a photo: "it's X" introduces only before "from / here / in ..."
+    name = intro and (intro.group("a") or intro.group("b") or intro.group("d")
+                      or (intro.group("c") if intro.group("greet") else None))
     if name and _nameish(name) and norm(name) != norm(speaker):
         out.append((speaker, name, "self"))
-    called = _CALLED.search(text) if addressee else None
+    # a role ("user", "assistant") has no name to be called by: a "Hi Karen," there opens a drafted letter
+    called = _CALLED.search(text) if addressee and norm(addressee) not in _ROLES else None
     name = called and (called.group("a") or (called.group("c") if _YOU.search(text) else None))
     if name and addressee and _nameish(name) and name.lower() not in _TITLE_WORDS and norm(name) != norm(addressee) \
             and norm(name) != norm(speaker):

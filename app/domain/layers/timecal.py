@@ -89,7 +89,7 @@ _PAST_SAME = re.compile(
 # An arrangement is about what is still to come even when told in the past: "confirmed us for May 17",
 # "my flight on October 12 was cancelled"
 _ARRANGED = re.compile(r"\b(?:confirm(?:ed|s)?|book(?:ed|s)?|cancel(?:l?ed|s)?|postpone[ds]?|reschedul(?:ed|es|e)|"
-                       r"rent(?:ed|s)?|hire[ds]?|reserve[ds]?|"
+                       r"rent(?:ed|s)?|reserve[ds]?|"  # not "hire": "April hires" is a noun
                        r"arrange[ds]?|schedul(?:ed|es|e)|pencill?ed)\b", re.I)
 _DET_PARTICIPLE = re.compile(r"\b(?:the|a|an|my|our|your|his|her|their|this|that|its)\s+(?!need|feed|seed|speed|bed|red)[a-z]{2,}ed\b", re.I)
 # a past verb of intention before an infinitive: what was asked or agreed is still to come ("I've asked

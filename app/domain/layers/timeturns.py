@@ -15,17 +15,35 @@ from app.domain.layers.timediscourse import NO_DISCOURSE, SITTING, Discourse, is
 from app.domain.layers.timeparse import TimeMention, resolve_time_expressions
 
 
-# what a turn needs to name a day or a month at all (a digit, a month, a weekday, a day word, a holiday, an
-# ordinal): a cheap test before the full reading, for the turns a query only reads as context
-_MAY_DATE = re.compile(r"\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun|today|tonight|"
-                       r"tomorrow|yesterday|day|night|christmas|easter|halloween|valentine|thanksgiving|new year|boxing|"
-                       r"bonfire|independence|patrick|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
-                       r"eleventh|twelfth|\w+teenth|twentieth|thirtieth)", re.I)
+LOOKBACK = 6  # a query's context reads a leaning turn with at most this many turns before it
+
+# the forms a turn's words leave to the turns before it (timediscourse): a bare day number, "the Friday
+# before" / "the night after", a range of days without its month
+_LEANS = re.compile(r"\bthe\s+\d{1,2}(?:st|nd|rd|th)\b(?!\s+of\b)|\bthe\s+(?:day|night|weekend|week|monday|tuesday|wednesday|"
+                    r"thursday|friday|saturday|sunday)\s+(?:before|after)\b", re.I)
+# what a turn needs to name a day or a month a later turn can lean on (a month, a weekday, "today" and its
+# neighbours, "the 19th", a numeric date, a holiday): a cheap test before the full reading, for the turns a
+# query only reads as context (digits alone are not enough: code and figures are full of them)
+_MAY_DATE = re.compile(r"(?-i:\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d|\d\s*(?:st|nd|rd|th)?\s+"
+                       r"(?:of\s+)?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec))|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|"
+                       r"\b(?:today|tonight|tomorrow|yesterday)\b|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}/\d{1,2}\b|"
+                       r"\b\d{4}-\d\d-\d\d\b|\b(?:christmas|easter|halloween|new year)", re.I)
 
 
 @lru_cache(maxsize=16384)
-def _resolved(text: str, at: datetime, discourse: Discourse) -> tuple[TimeMention, ...]:
-    # a turn is read again by every query that holds it, mostly with the same discourse
+def _leans(text: str) -> bool:  # scanning a BEAM-size turn costs ~0.1 ms; a query holds ~60, mostly the last query's
+    return _LEANS.search(text) is not None
+
+
+@lru_cache(maxsize=16384)
+def _may_date(text: str) -> bool:
+    return _MAY_DATE.search(text) is not None
+
+
+@lru_cache(maxsize=16384)
+def resolved_mentions(text: str, at: datetime, discourse: Discourse = NO_DISCOURSE) -> tuple[TimeMention, ...]:
+    """`resolve_time_expressions`, kept per (text, time, discourse): a turn is read again by every query
+    that holds it (the context's dates, `discourses`), mostly with the same discourse."""
     return tuple(resolve_time_expressions(text, at, discourse))
 
 
@@ -39,7 +57,7 @@ class DateThread:
     def read(self, text: str, at: datetime) -> tuple[Discourse, list[TimeMention]]:
         """The discourse the turn is read with, and its mentions; then what the turn adds."""
         discourse = self.before(at)
-        mentions = list(_resolved(text, at, discourse))
+        mentions = list(resolved_mentions(text, at, discourse))
         self.learn(mentions, at)
         return discourse, mentions
 
@@ -95,18 +113,23 @@ def resolve_turns(turns: Iterable[tuple[str, datetime]]) -> list[tuple[Discourse
 
 def discourses(turns: Sequence[tuple[Hashable, str, str, datetime]]) -> dict[Hashable, Discourse]:
     """(id, conversation, text, time) -> what the turns before each one (among these, in its
-    conversation, in time order) settled about dates. The turns before are read on their own (each
-    against its own time, as the context's dates of a turn without a discourse are): a query's turns
-    are mostly the same from one query to the next, so those readings are cached per turn."""
+    conversation, in time order, in its sitting) settled about dates, for the turns whose words lean on
+    it ("The 22nd", "the night before", "the 17th and 18th"); a turn left out has no discourse. The turns
+    before are read on their own (each against its own time; cached per turn, since a query's turns are
+    mostly the next query's too), and only the `LOOKBACK` before a turn that leans on them, in its sitting."""
     by_conv: dict[str, list[tuple[Hashable, str, datetime]]] = {}
     for key, conv, text, at in turns:
         by_conv.setdefault(conv, []).append((key, text, at))
     out: dict[Hashable, Discourse] = {}
     for rows in by_conv.values():
         rows.sort(key=lambda r: r[2])
+        leans = {i for i, (_, text, _) in enumerate(rows) if _leans(text)}
+        read = {j for i in leans for j in range(max(0, i - LOOKBACK), i)
+                if timedelta(0) <= rows[i][2] - rows[j][2] <= SITTING}
         thread = DateThread()
-        for key, text, at in rows:
-            out[key] = thread.before(at)
-            if _MAY_DATE.search(text):  # most turns name no day: they cannot anchor one
-                thread.learn(_resolved(text, at, NO_DISCOURSE), at)
+        for i, (key, text, at) in enumerate(rows):
+            if i in leans:
+                out[key] = thread.before(at)
+            if i in read and _may_date(text):  # most turns name no day: they cannot anchor one
+                thread.learn(resolved_mentions(text, at, NO_DISCOURSE), at)
     return out

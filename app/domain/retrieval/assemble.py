@@ -34,7 +34,7 @@ from functools import lru_cache
 
 from app.domain.event import turn_text
 from app.domain.layers.timediscourse import NO_DISCOURSE, Discourse
-from app.domain.layers.timeparse import resolve_time_expressions
+from app.domain.layers.timeturns import resolved_mentions
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ def annotate_dates(content: str, occurred_at: datetime, discourse: Discourse = N
     before it named ("the 16th" after "December 14" is 16 December). Expressions that name their year
     already, and vague ones ("the other day"), are left as they are."""
     out, pos = [], 0
-    for m in resolve_time_expressions(content, occurred_at, discourse):
+    for m in resolved_mentions(content, occurred_at, discourse):  # shared with `timeturns.discourses`
         if not m.resolved or not m.label or _YEAR.search(m.surface):
             continue
         out.append(content[pos:m.end])
