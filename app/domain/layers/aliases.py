@@ -37,11 +37,10 @@ _UP = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isupper())
 _LOW = "a-z" + "".join(c for c in map(chr, range(0xDF, 0x250)) if c.islower())
 _NAME_ANY = rf"(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?[{_UP}][\w\-]*\b(?:\s+[{_UP}][\w\-]*\b)?)"
 _NAME = _NAME_ANY + r"(?!['’]s\b)"  # "my sister is Mirela's age": no alias
-# right after its relation a name may carry a possessive: "my daughter Ada's fish tank" (Ada is the daughter)
-_NAME_POSS = _NAME_ANY
 _OWNER = rf"(?P<owner>[{_UP}][{_LOW}]{{2,}})"
 _ALIAS_RES = [
-    re.compile(rf"\b(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})\s*,?\s+(?:(?:is\s+)?(?:named|called)\s+)?{_NAME_POSS}"),
+    # right after its relation a name may carry a possessive: "my daughter Ada's fish tank" (Ada is the daughter)
+    re.compile(rf"\b(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})\s*,?\s+(?:(?:is\s+)?(?:named|called)\s+)?{_NAME_ANY}"),
     re.compile(rf"\b(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})['’]s\s+name\s+is\s+{_NAME}"),
     re.compile(rf"\b(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})\s+(?:is|was)\s+{_NAME}"),
     re.compile(rf"{_NAME}\s*(?:,\s*|\s+(?:is|was|,\s*who\s+is)\s+)(?P<poss>[Mm]y|[Oo]ur|[Yy]our)\s+{_MODS}(?P<rel>{RELATIONS})\b"),

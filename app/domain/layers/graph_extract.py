@@ -304,7 +304,6 @@ class RuleExtractor:
         spans = capitalised_spans(clause, known, self._common, models=True)
         dates = resolve_time_expressions(clause, ev.occurred_at, said)
         cw = content_words(clause)
-        addressee = self._addressee(ev)
         if len(cw) < 2 and not spans and not numbers_in(clause) and not dates:
             return None  # "Wow!", "Thanks, Mel!": nothing to remember
         if len(cw) < 2 and not dates and all(norm_name(s) in speaker_keys or name_kind(s, "", speaker_keys) == "person" for s in spans) and not numbers_in(clause):
@@ -319,6 +318,7 @@ class RuleExtractor:
         for m in _REL_RE.finditer(clause):
             rel = re.sub(r"^(little|older|younger|new|oldest|youngest)\s+", "", m.group(1).lower())
             ents.append((f"{ev.speaker}'s {rel}", "animal" if rel in _ANIMALS else "person"))
+        addressee = self._addressee(ev)
         if addressee:
             for m in YOUR_REL_RE.finditer(clause):
                 rel = relation(m.group(1))

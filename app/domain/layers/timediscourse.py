@@ -60,10 +60,6 @@ class Discourse:
     span: tuple[date, date] | None = None  # [start, end) of the last date named with its month in the sitting
     last_day: date | None = None  # the last single day named in the sitting, however ("Thursday the 25th")
 
-    def day(self) -> date | None:
-        """The day "the Friday before" / "the night before" counts from."""
-        return self.last_day
-
     def anchored(self, day: int) -> date | None:
         """A bare "the `day`th" that restates the date last named with its month ("the 22nd of November"
         ... "The 22nd is a Saturday"): that date. Any other day number is read against the turn's own

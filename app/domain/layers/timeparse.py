@@ -274,6 +274,14 @@ def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date,
     return d, s, e, gran
 
 
+def _named_before(out: list[TimeMention], explicit: bool = False, days_only: bool = True) -> date | None:
+    """The last day named earlier in the turn (`explicit`: one naming its month; not `days_only`: any
+    resolved mention, its representative day)."""
+    m = next((m for m in reversed(out) if m.resolved and m.date and (m.granularity == "day" or not days_only)
+              and (not explicit or is_explicit(m.surface))), None)
+    return date.fromisoformat(m.date) if m is not None and m.date else None
+
+
 def _nearest(surface: str, base: date):  # noqa: ANN202 (what _resolve_cached returns)
     """The reading, past or coming, whose span lies closer to `base` (0 when it holds it)."""
     got = [r for r in (_resolve_cached(surface, base, "past"), _resolve_cached(surface, base, "future")) if r is not None]
@@ -291,12 +299,9 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
         if kind == "recurring":  # "every other Sunday", "on Thursdays": no one day to store
             continue
         if kind == "range":
-            prev = next((m for m in reversed(out) if m.resolved and m.date and is_explicit(m.surface)), None)
             first = range_days(surface)
-            near = next((m for m in reversed(out) if m.resolved and m.granularity == "day" and m.date), None)
-            anchor = date.fromisoformat(prev.date) if prev and prev.date else (
-                (discourse.anchored(first[0]) if first else None)
-                or (date.fromisoformat(near.date) if near and near.date else None))
+            anchor = (_named_before(out, explicit=True, days_only=False)
+                      or (discourse.anchored(first[0]) if first else None) or _named_before(out))
             rng = range_span(surface, base.date(), tense_around(text, s, e) or "future", anchor)
             if rng is not None:
                 out.append(TimeMention(surface, s, e, "absolute", True, rng[0].isoformat(), rng[0].isoformat(),
@@ -326,21 +331,16 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
             tense = tense_around(text, s, e)
             # no tense at all (present: "the demo is on Friday", "I start on June 12"): the coming one
             prefer = tense or "future"
-        day_before = next((date.fromisoformat(m.date) for m in reversed(out) if m.resolved and m.granularity == "day" and m.date),
-                          discourse.day())
         since = re.search(r"(?i)\bsince\s+$", text[max(0, s - 8):s]) is not None  # "since the 3rd", "since Friday"
         nth = re.fullmatch(r"(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)", ordinals_to_digits(surface.strip()), re.I)
         if nth:  # "on August 10 and back on the 24th": the month of the day named before it
-            prev = next((m for m in reversed(out) if m.resolved and m.granularity == "day" and m.date and is_explicit(m.surface)), None)
-            near = next((m for m in reversed(out) if m.resolved and m.granularity == "day" and m.date), None)
             day = int(nth.group(1))  # in the turn, a named date; else a restatement of the last one; else any day
-            anchor = None if since else (date.fromisoformat(prev.date) if prev and prev.date else discourse.anchored(day)
-                                         or (date.fromisoformat(near.date) if near and near.date else None))
+            anchor = None if since else (_named_before(out, explicit=True) or discourse.anchored(day) or _named_before(out))
             res = nth_day(anchor or base.date(), day, "future" if anchor else prefer)
         elif re.fullmatch(FOLLOWING_RE, surface.strip(), re.I) or re.fullmatch(BEFORE_RE, surface.strip(), re.I):
             # "the following Saturday", "the Friday before": from the day named before it
             own = re.search(r"(?i)\b(?:before last|ago)$", surface.strip())  # counted from the day it is said
-            ref = base.date() if own else day_before
+            ref = base.date() if own else (_named_before(out) or discourse.last_day)
             fl = None if ref is None else (following_span(surface, ref) or before_span(surface, ref))
             res = None if fl is None else (fl[0], fl[0], fl[1], fl[2])  # type: ignore[assignment]
         elif prefer == "nearest" or re.match(rf"(?i)(?:for\s+(?:the\s+)?{_SEASON}|from\s+{_MONTH_CAP})\b", surface):
