@@ -52,3 +52,30 @@ def test_context_dates_the_words_and_marks_the_replaced_turn(client, tenant):
     plan = client.post("/v1/query", headers=auth(key), json={
         "query": "When is the Reykjavík trip?", "conversation_id": "qr", "top_k": 6}).json()["context"]
     assert "at the end of March [late March 2024]" in plan
+
+
+PARTY = [
+    ("Anouk", "Mum turns seventy on the 22nd of November. Party or no party?", "2025-09-28T20:00:00Z"),
+    ("Theo", "Party, obviously. Somewhere small, she hates a fuss.", "2025-09-28T20:01:00Z"),
+    ("Anouk", "The 22nd is a Saturday, so lunch at the Olive Tree?", "2025-09-28T20:02:00Z"),
+    ("Theo", "Lunch works. Aunt Odile flies in the night before.", "2025-09-28T20:03:00Z"),
+]
+
+
+def test_context_dates_a_turn_with_the_turns_before_it(client, tenant):
+    """"The 22nd" restating a date named two turns before is that date in the context (read alone it
+    would be 22 October), and "the night before" counts back from it."""
+    _, key = tenant
+    events = [{"conversation_id": "party", "event_id": f"party-{i}", "speaker": s, "content": c, "occurred_at": t}
+              for i, (s, c, t) in enumerate(PARTY)]
+    r = client.post("/v1/events", headers=auth(key), json={"events": events})
+    assert r.status_code in (200, 201), r.text
+    build_all([x["id"] for x in r.json()["results"]])
+    out = client.post("/v1/query", headers=auth(key), json={
+        "query": "When is the lunch at the Olive Tree for Mum's birthday?", "conversation_id": "party",
+        "top_k": 4}).json()
+    lines = out["context"].splitlines()
+    lunch = next(line for line in lines if "Olive Tree" in line)
+    assert "The 22nd [22 November 2025]" in lunch
+    odile = next(line for line in lines if "Odile" in line)
+    assert "the night before [21 November 2025]" in odile

@@ -18,9 +18,9 @@ from app.domain.layers.timeparse import TimeMention, resolve_time_expressions
 LOOKBACK = 6  # a query's context reads a leaning turn with at most this many turns before it
 
 # the forms a turn's words leave to the turns before it (timediscourse): a bare day number, "the Friday
-# before" / "the night after", a range of days without its month
+# before" / "the night after" / "the following Saturday", a range of days without its month
 _LEANS = re.compile(r"\bthe\s+\d{1,2}(?:st|nd|rd|th)\b(?!\s+of\b)|\bthe\s+(?:day|night|weekend|week|monday|tuesday|wednesday|"
-                    r"thursday|friday|saturday|sunday)\s+(?:before|after)\b", re.I)
+                    r"thursday|friday|saturday|sunday)\s+(?:before|after)\b|\bthe\s+(?:following\s+\w+|next\s+(?:day|morning))\b", re.I)
 # what a turn needs to name a day or a month a later turn can lean on (a month, a weekday, "today" and its
 # neighbours, "the 19th", a numeric date, a holiday): a cheap test before the full reading, for the turns a
 # query only reads as context (digits alone are not enough: code and figures are full of them)
@@ -128,8 +128,11 @@ def discourses(turns: Sequence[tuple[Hashable, str, str, datetime]]) -> dict[Has
                 if timedelta(0) <= rows[i][2] - rows[j][2] <= SITTING}
         thread = DateThread()
         for i, (key, text, at) in enumerate(rows):
+            said = thread.before(at)
             if i in leans:
-                out[key] = thread.before(at)
+                out[key] = said
             if i in read and _may_date(text):  # most turns name no day: they cannot anchor one
-                thread.learn(resolved_mentions(text, at, NO_DISCOURSE), at)
+                # a leaning turn is learnt as the context shows it ("The 22nd" of November, so "the night
+                # before" after it is the 21st); any other turn reads the same with or without a discourse
+                thread.learn(resolved_mentions(text, at, said if i in leans else NO_DISCOURSE), at)
     return out
