@@ -105,6 +105,16 @@ class Recipe(BaseModel):
     # 20 pairs: same held-out r@10 as 50 (0.686), p95 190 ms vs 531 ms (int8, CPU).
     rerank_top_n: int = _field(20, "rerank_top_n", "Candidates the cross-encoder scores.", ge=1, le=200)
     rerank_alpha: float = _field(0.55, "rerank_alpha", "Blend of cross-encoder and fused score.", ge=0, le=1)
+    # On since stop 34: BEAM validation summarization r@10 0.250 -> 0.500 (train 0.571 -> 0.786), all 104
+    # questions 0.837 -> 0.856; no other question of the three data sets has the form. Depth 5: on train,
+    # 3, 5, 10 and 20 gave the same r@10 and mrr, er@2k 0.139 / 0.135 / 0.128 / 0.128 (docs/pipeline.md,
+    # "Exchanges for an account").
+    exchanges: bool = _field(True, "exchanges_enabled", "A question asking for a summary, recap or overview: each "
+                             "of the best turns comes with its exchange next to it (a user's turn with the reply "
+                             "it got, an assistant's with the turn it answers; without roles, both), read from "
+                             "the conversation when not retrieved.", stage=True)
+    exchange_depth: int = _field(5, "exchange_depth", "How many of the best turns bring their exchange.",
+                                 ge=1, le=100)
     # Since stop 30 they fill the room the ranked candidates leave: added before them, at the server's top_k of
     # 10 they took the room of candidates that held more evidence (validation er@2k BEAM 0.725 vs 0.765
     # without, LongMemEval_S 0.896 vs 0.923); after them they still bring in the reply beside a question when

@@ -29,6 +29,7 @@ from app.domain.layers.timediscourse import NO_DISCOURSE
 from app.domain.layers.timeturns import discourses
 from app.domain.recipe import Recipe
 from app.domain.retrieval.assemble import AssemblyPlan, ContextItem, SummaryItem, assemble
+from app.domain.retrieval.exchanges import asks_for_account, exchange_order
 from app.domain.retrieval.fusion import first_occurrences
 from app.domain.retrieval.intent import get_router
 from app.domain.retrieval.ranking import (
@@ -157,6 +158,9 @@ def run_query(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
         ranked, ce_best = rerank_ranked(q.query, ranked, reranker.score, top_n=recipe.rerank_top_n,
                                         alpha=recipe.rerank_alpha, intent=intent)
         clock.lap("rerank")
+    if recipe.exchanges and ranked and asks_for_account(q.query):
+        ranked = _exchanges(conn, q, ranked, recipe.exchange_depth)
+        clock.lap("exchanges")
 
     out = _assemble(conn, q, recipe, embedder, ranked, sig)
     clock.lap("assemble")
@@ -210,6 +214,14 @@ def _assemble(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
     context_items = sorted(((known[pk], ctx.reasons[pk]) for pk in ctx.included),
                            key=lambda x: (x[0].occurred_at, x[0].id))
     return QueryOutput(items, ctx.text, ctx.tokens, {}, context_items, ctx.left_out, summaries=ctx.summaries)
+
+
+def _exchanges(conn: Connection, q: QueryInput, ranked: list[RankedItem], depth: int) -> list[RankedItem]:
+    """A question asking for an account: the best turns with the turn each answers and its reply (one
+    statement reads them), inside the request's filters."""
+    around = neighbours(conn, q.scope.tenant_id, [r.event.id for r in ranked[:depth]], 1)
+    return exchange_order(ranked, around, depth=depth, make=lambda e, score: RankedItem(e, score),
+                          visible=lambda e: in_scope(e, q.scope))
 
 
 def _summaries(conn: Connection, tenant_id: int, pks: list[int],
