@@ -15,7 +15,7 @@ SHIPPED = {
     "window": True, "window_max_days": 92, "recency": True, "intent": True, "intent_weights": True,
     "reweight": True, "learned": True, "learned_priors": True, "current_first": True, "asker": True, "asker_beta": 1.0, "addressee_beta": 0.5, "speaker_beta": 0.25,
     "reweight_depth": 100, "salience_floor": None, "rerank": False,
-    "rerank_top_n": 20, "rerank_alpha": 0.55, "neighbours": 1, "neighbour_of": 5, "summaries": False,
+    "rerank_top_n": 20, "rerank_alpha": 0.55, "exchanges": True, "exchange_depth": 5, "neighbours": 1, "neighbour_of": 5, "summaries": False,
     "notice": True, "compact_stamps": True, "abstain_learned": True, "abstain_dense_floor": 0.31, "abstain_rerank_floor": 0.52,
 }
 # The documented variable of every field (README's configuration table), and a value other than its default.
@@ -50,6 +50,8 @@ ENV = {
     "rerank": ("PALIMPSEST_RERANK_ENABLED", "true", True),
     "rerank_top_n": ("PALIMPSEST_RERANK_TOP_N", "50", 50),
     "rerank_alpha": ("PALIMPSEST_RERANK_ALPHA", "0.7", 0.7),
+    "exchanges": ("PALIMPSEST_EXCHANGES_ENABLED", "false", False),
+    "exchange_depth": ("PALIMPSEST_EXCHANGE_DEPTH", "3", 3),
     "neighbours": ("PALIMPSEST_CONTEXT_NEIGHBOURS", "2", 2),
     "neighbour_of": ("PALIMPSEST_CONTEXT_NEIGHBOUR_OF", "3", 3),
     "summaries": ("PALIMPSEST_CONTEXT_SUMMARIES", "true", True),
