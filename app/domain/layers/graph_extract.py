@@ -24,12 +24,14 @@ from typing import Callable, Container, Protocol, Sequence
 import numpy as np
 
 from app.domain.layers.aliases import NAMED_POSS_RE, RELATIONS, YOUR_REL_RE, relation, speaker_aliases, stated_aliases
+from app.domain.layers.head_refs import HeadIndex, head_references
 from app.domain.layers.consolidation import Episode, segment_episodes
 from app.domain.layers.events import LayerEvent, in_time_order
 from app.domain.layers.graph_fold import PREVIOUS_EVENT, add_short_forms, chain_facts, fold_facts
 from app.domain.layers.graph_model import GraphFragment, RawFact, assemble
 from app.domain.layers.text import (
     CALENDAR_WORDS,
+    GENERIC_NOUNS,
     NOT_NAMES,
     STOPWORDS,
     TITLES,
@@ -49,10 +51,11 @@ from app.domain.layers.timeturns import DateThread
 # 2: lone capitalised ordinary words are not names (common_words); 3: time mentions' ranges are half-open
 # 4: Unicode names, titles ("Dr. Okafor"), stated aliases ("my husband Tom"), "your sister", "Tom's mother"
 # 5: one name said short and long ("Tallow", "Tallow Studio") is one entity; "Hartley's Pharmacy", "St. Brigid"
-LAYER_VERSION = "graph_extract/7"  # 6: named possessors, role and place nouns, house numbers, model numbers
+LAYER_VERSION = "graph_extract/8"  # 6: named possessors, role and place nouns, house numbers, model numbers
 # 7: a speaker's other names (self-introduction, being greeted), "X and her fiancé, Y", "a greyhound called Y",
 #    "my daughter Ada's ...", Latin capitals beyond Latin-1, "Oksana from Harbourline" is a firm; dates read
 #    with the conversation before them (timeparse/7)
+# 8: a name referred back to by its head noun ("the council" after "Kettleby Council": head_refs)
 
 Encode = Callable[[list[str]], np.ndarray]
 
@@ -128,17 +131,6 @@ _BREAK_WORDS = frozenset(
     gave give find found keep kept bring brought come came look looks seem seems start starts try tries
     play plays made says said told tell tells means mean brings makes really always never sounds sound
     sounded looks looked seems""".split()
-)
-GENERIC_NOUNS = frozenset(
-    """time times day days thing things lot lots way ways bit idea ideas moment moments week weeks year years
-    month months people person one ones stuff place places kind sort part end start rest point side reason
-    fact case world life experience experiences feeling feelings news word words story stories question
-    questions answer answers chance look sense spot today yesterday tomorrow weekend morning night evening
-    afternoon hour hours minute minutes photo pic picture pictures while same other others something
-    everything anything nothing everyone someone anyone journey step steps support love hope job work fun
-    difference blast bunch break fan fave reminder process details detail form ground source man woman men
-    women guy guys girl boy lady kid group safe red blue green yellow black white orange purple pink brown
-    gray grey chance effort plan plans goal goals dream dreams""".split()
 )
 
 _PHRASE_STOPS = STOPWORDS | CALENDAR_WORDS | _BREAK_WORDS  # words that end a concept phrase
@@ -217,6 +209,7 @@ class RuleExtractor:
         self._concepts: Container[str] = frozenset()
         self._common: Container[str] = frozenset()
         self._speakers: list[str] = []
+        self._heads = HeadIndex()  # the known names by their last word ("the council": "Kettleby Council")
 
     def common_words(self, events: Sequence[LayerEvent]) -> frozenset[str]:
         """Words this conversation mostly writes in lower case (`app.domain.layers.text.common_words`);
@@ -347,6 +340,10 @@ class RuleExtractor:
                 ents.append((form, "animal" if form.rsplit(" ", 1)[-1] in _ANIMALS else "person"))
             same_as.append((form, name))
         span_keys = {norm_name(s) for s in spans}
+        for noun, name in head_references(clause, known, self._heads, self._common):
+            if noun not in span_keys:
+                ents.append((noun, "concept"))
+                same_as.append((noun, name))
         for c in sorted(c for c in concept_candidates(clause) if c in self._concepts):
             if c not in span_keys and not re.fullmatch(RELATIONS, c.split()[-1], re.I):  # "my son" is a relative
                 ents.append((c, "concept"))
