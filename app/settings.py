@@ -186,6 +186,9 @@ class Settings(RecipeSettings):  # type: ignore[misc, valid-type]
     llm_api_key: str | None = None
     llm_timeout_s: float = 60.0
     graph_entity_merge: bool = True  # merge entities by name-embedding cosine >= 0.90 (encodes names)
+    # Without an LLM, the timeline's claims are the rules' and those the shipped span model reads off the
+    # names in a turn that the rules missed (app/domain/layers/assertion_spans.py, docs/models.md "Span claims")
+    span_claims: bool = True
     # Heat: Celery beat refreshes the heat of events in conversations active within the window.
     heat_refresh_interval_s: float = 300.0
     heat_active_window_h: float = 72.0

@@ -26,12 +26,15 @@ from datetime import date
 from pathlib import Path
 from typing import Callable, Sequence
 
+from app.adapters.span_model import installed_span_model
 from app.domain.layers import consolidation
+from app.domain.layers.assertion_spans import SpanModel
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.extractors import choose_extractor, extract_assertion_set
 from app.domain.layers.graph_extract import Encode
 from app.domain.layers.timeturns import resolve_turns
 from app.ports import LLM, LLMError
+from app.settings import get_settings
 from bench.layers_data import DATA_DIR, SPLITS, Conversation, load_set
 from bench.layers_score import (
     Counts,
@@ -83,12 +86,14 @@ def events_of(conv: Conversation) -> list[LayerEvent]:
             for i, t in enumerate(conv.turns)]
 
 
-def predict(conv: Conversation, encode: Encode | None = None, llm: LLM | None = None) -> Predictions:
-    """What the product's layers make of one conversation, as plain predictions."""
+def predict(conv: Conversation, encode: Encode | None = None, llm: LLM | None = None,
+            spans: SpanModel | None = None) -> Predictions:
+    """What the product's layers make of one conversation, as plain predictions. `spans`: the learned
+    reader of names joined with the rules (without an LLM), as the service's consolidation does."""
     events = events_of(conv)
     fragment = choose_extractor(encode, llm).extract(events)
     if llm is None:
-        timeline, assertion_stats = consolidation.consolidate(events).timeline, None
+        timeline, assertion_stats = consolidation.consolidate(events, spans=spans).timeline, None
     else:  # the LLM's assertions, on the timeline the product builds from them
         extraction = extract_assertion_set(events, llm)
         timeline, assertion_stats = consolidation.build_timeline(extraction.assertions)[0], extraction.stats
@@ -196,14 +201,17 @@ def run(split: str = "all", data_dir: Path = DATA_DIR, encode: Encode | None = N
         stop_on_llm_failure: bool = False) -> dict:
     """Score every conversation of `split`; the result is plain JSON data. With `llm` the memory graph
     (the entity clusters) comes from the product's LLM extractor over that client; `stop_on_llm_failure`
-    ends the run after the first conversation on which an LLM call failed (`llm.stopped_after` names it)."""
+    ends the run after the first conversation on which an LLM call failed (`llm.stopped_after` names it).
+    Without one, the timeline's claims are the rules' joined with the shipped span model's, as the
+    service makes them (`PALIMPSEST_SPAN_CLAIMS=false`: the rules' alone)."""
     convs = load_set(split, data_dir)
+    spans = installed_span_model() if llm is None and get_settings().span_claims else None
     counted = CountedLLM(llm) if llm is not None else None
     per_split = {s: SplitScore() for s in SPLITS}
     rows, errors = [], {s: [] for s in SPLITS}
     t0 = time.perf_counter()
     for conv in convs:
-        pred = predict(conv, encode, counted)
+        pred = predict(conv, encode, counted, spans)
         sc, errs = score_conversation(conv, pred)
         per_split[conv.split].add(sc)
         errors[conv.split].extend(errs)
@@ -226,9 +234,9 @@ def run(split: str = "all", data_dir: Path = DATA_DIR, encode: Encode | None = N
         "extractor": graph,
         "llm": _llm_summary(counted, rows) | {"stopped_after": stopped} if counted else None,
         "scored_from": {"assertions": "llm (assertion extractor, consolidation's timeline)" if counted
-                        else "rules (consolidation)",
+                        else _rules(spans),
                         "supersessions": "llm (assertion extractor, consolidation's timeline)" if counted
-                        else "rules (consolidation)",
+                        else _rules(spans),
                         "times": "rules (timeparse)", "entities": f"{graph} (memory-graph extractor)"},
         "split": split,
         "seconds": round(time.perf_counter() - t0, 2),
@@ -241,6 +249,10 @@ def run(split: str = "all", data_dir: Path = DATA_DIR, encode: Encode | None = N
         "conversations": rows,
         "errors": errors,
     }
+
+
+def _rules(spans: SpanModel | None) -> str:
+    return f"rules + span model {spans.version} (consolidation)" if spans is not None else "rules (consolidation)"
 
 
 def markdown(result: dict, errors: int = 0) -> str:

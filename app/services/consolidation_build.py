@@ -21,7 +21,9 @@ import numpy as np
 from sqlalchemy import Connection
 
 from app.adapters.llm import llm_from_settings
+from app.adapters.span_model import installed_span_model
 from app.domain.layers import consolidation
+from app.domain.layers.assertion_spans import SpanModel
 from app.domain.layers.assertions import Assertion
 from app.domain.layers.consolidation import Contradiction, LiveTimeline, TimelineStep, track_plans
 from app.domain.layers.episodes import Episode, EpisodeFold, fold_all
@@ -40,7 +42,16 @@ LAYER = "consolidate"
 
 def consolidation_version() -> str:
     """The episode and timeline rules and the assertion extractor (the LLM's when one is configured)."""
-    return f"{consolidation.LAYER_VERSION}+{assertion_extractor_version(bool(get_settings().llm_base_url))}"
+    return f"{consolidation.LAYER_VERSION}+{assertion_extractor_version(bool(get_settings().llm_base_url), span_model())}"
+
+
+def span_model() -> SpanModel | None:
+    """The learned reader of names the rules' claims are joined with: the shipped one unless the setting
+    switches it off (None then, and with an LLM configured: its claims are the LLM's)."""
+    settings = get_settings()
+    if not settings.span_claims or settings.llm_base_url:
+        return None
+    return installed_span_model()
 
 
 def _assertions(events: list[LayerEvent], context: list[LayerEvent] = ()  # type: ignore[assignment]
@@ -56,7 +67,7 @@ def _assertions(events: list[LayerEvent], context: list[LayerEvent] = ()  # type
         found = extract_assertion_set(events, llm, context=context)
         return found.assertions, found.stats
     ids = {e.id for e in context}
-    return [a for a in extract_assertions([*context, *events]) if a.event_id not in ids], {}
+    return [a for a in extract_assertions([*context, *events], spans=span_model()) if a.event_id not in ids], {}
 
 
 def _episode_rows(episodes: list[Episode]) -> list[dict]:

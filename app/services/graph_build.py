@@ -47,7 +47,7 @@ from app.domain.layers.graph_fold import FOLD_VERSION, FactFold
 from app.domain.layers.graph_inc import Assembly
 from app.domain.layers.graph_rows import fragment_rows, row_changes
 from app.services.builds import new_rows, save_state
-from app.services.consolidation_build import consolidation_version
+from app.services.consolidation_build import consolidation_version, span_model
 from app.services.layer_job import Context, ConversationLayer
 from app.settings import get_settings
 from app.storage import episodes as episode_store
@@ -61,7 +61,7 @@ LAYER = "graph"
 def graph_version() -> str:
     """The graph's rules, the extractor's, and the assertions' (its evolution edges)."""
     llm = bool(get_settings().llm_base_url)
-    return f"{graph_model.LAYER_VERSION}+{assertion_extractor_version(llm)}+{extractor_version(llm)}"
+    return f"{graph_model.LAYER_VERSION}+{assertion_extractor_version(llm, span_model())}+{extractor_version(llm)}"
 
 
 def extractor():  # noqa: ANN201
@@ -220,7 +220,7 @@ def _build_graph(conn: Connection, ctx: Context) -> dict:
         stats["extractor"] = frag.extractor
         return jsonable(stats)
     if assertions is None:
-        assertions = extract_assertions(events)
+        assertions = extract_assertions(events, spans=span_model())
     rules = extractor()
     fold = FactFold(graph_fold.LOOKAHEAD, rules)
     for e in events:

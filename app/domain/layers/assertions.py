@@ -48,6 +48,7 @@ from app.domain.layers.timeparse import resolve_time_expressions
 from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, NUMBER_WORDS, STOPWORDS, norm_name
 
 from app.domain.layers.assertion_model import LAYER_VERSION, Assertion  # noqa: F401  (re-exported)
+from app.domain.layers.assertion_spans import SpanModel, learned_claims
 
 
 ALL_RULES = [*RULES, *LEXICON_RULES, *FORM_RULES]  # the rule table's specific forms first, then the clause frames
@@ -339,7 +340,8 @@ def _extract(event: LayerEvent, context: str, addressee: str | None) -> list[Ass
     return out
 
 
-def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()) -> list[Assertion]:
+def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = (),
+                spans: SpanModel | None = None) -> list[Assertion]:
     """Every event's assertions, in the events' order. A cancellation that does not name what it
     cancels ("we called off the trip") takes the plan it ends: the latest plan of that kind, the
     speaker's own first, so the timeline can mark that plan as ended. A named value said again in a
@@ -348,7 +350,8 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
     (`assertion_entities.EntityNames`: "my sister" after "my sister Leah" is Leah). "He"/"she" with
     nobody named in the event stands for the last person named in the turn before; so does a short
     reply (`assertion_context.elided_reply`) and "here"/"there". `context`: earlier events of the
-    conversation when `events` is a slice of it: read for that state, not returned."""
+    conversation when `events` is a slice of it: read for that state, not returned. `spans`: the learned
+    reader of names (`assertion_spans`), whose claims join the rules' where the rules found none."""
     events = list(events)
     wanted = {e.id for e in events} if context else None
     events = [*context, *events]
@@ -392,6 +395,10 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
                     found.append(replace(a, id=f"{e.id}#{len(found)}", surface=e.content[:60]))
         found = [a if (n := known.canonical(a.entity)) == a.entity else replace(a, entity=n) for a in found
                  if not (a.attribute == "works_at" and norm_name(a.value) in persons)]  # "been with Amira": a person
+        if spans is not None:
+            found += [a if (n := known.canonical(a.entity)) == a.entity else replace(a, entity=n)
+                      for a in learned_claims(e, found, spans, speakers[e.conversation_id], len(found))
+                      if not (a.attribute == "works_at" and norm_name(a.value) in persons)]
         found += with_partner(found, partners, e.conversation_id, len(found))
         found = as_organisation(found, orgs, said, e.conversation_id, e.speaker, speakers[e.conversation_id])
         if context and asker != e.speaker and negative_answer(context, e.content):

@@ -14,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
+from app.domain.layers.assertion_spans import SpanModel
 from app.domain.layers.assertions import Assertion, extract_all
 from app.domain.layers.episodes import (  # noqa: F401 (re-exported: the episodes are part of L4)
     EPISODES_VERSION,
@@ -167,11 +168,13 @@ def consolidate(
     embeddings: np.ndarray | None = None,
     config: EpisodeConfig = EpisodeConfig(),
     assertions: Sequence[Assertion] | None = None,
+    spans: SpanModel | None = None,
 ) -> Consolidation:
     """The whole L4 job for one conversation: episodes, timeline, contradictions. `assertions`: the
-    events' assertions (`app.domain.layers.extractors.extract_assertions`; the rules when not given)."""
+    events' assertions (`app.domain.layers.extractors.extract_assertions`; the rules, with the learned
+    reader of names `spans` when given, when not given)."""
     episodes = segment_episodes(events, embeddings, config)
-    timeline, contradictions = build_timeline(extract_all(events) if assertions is None else assertions)
+    timeline, contradictions = build_timeline(extract_all(events, spans=spans) if assertions is None else assertions)
     stats = {
         "episodes": len(episodes),
         "episodes_by_gap": sum(e.boundary in ("start", "gap") for e in episodes),

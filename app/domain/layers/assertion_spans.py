@@ -1,0 +1,195 @@
+"""Claims a model learned to read off the names in a turn: "I'm on nights at Glanmor General" ->
+(speaker, works_at, Glanmor General), "Goodbye, Marlow Fen" -> (speaker, lives_in, Marlow Fen) negated.
+
+The rules (`assertions`) know the forms they were written for; on conversations written apart from
+them they find one claim in five (docs/models.md, "Span claims"). This reader generalises over the
+words around a name instead. Every capitalised span of a turn (`text.capitalised_spans`, the speakers
+as known names) is a candidate; its features are the words just before and after it in its clause,
+the words of the clause around it, its head word and length, the kind of name it is
+(`graph_kinds.name_kind`), whether the clause is in the first or third person, a question, or says
+something ended; a multinomial logistic model (`SpanModel`, fitted on the hand-labelled layer set by
+`training/span_claims.py`, shipped as `app/adapters/span_model/span_model.json`) says which of
+`ATTRIBUTES` the span is the value of (negated or not), or none. A claim is kept when its probability
+reaches the model's threshold, its subject is the speaker (or the person named before it in the clause),
+and the rules did not already find that attribute or value in the event. An assistant's turns (a speaker
+named assistant, system, bot, ...) give none: what it says in the first person is no one's life.
+
+Pure: the model comes in as data (`SpanModel.from_dict`); the adapter reads the file.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.domain.layers.assertion_model import Assertion
+from app.domain.layers.events import LayerEvent
+from app.domain.layers.graph_kinds import name_kind
+from app.domain.layers.text import NOT_NAMES, capitalised_spans, norm_name
+
+VERSION = "spans/1"
+ATTRIBUTES = ("works_at", "lives_in", "moving_to", "member_of", "school", "from", "plan:trip")
+NEGATED = "~neg"  # a label's suffix: the span is the value of a claim that ended
+
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+_CLAUSE_BEFORE = re.compile(r"[.!?;:]\s|,\s(?:but|and|so)\s")
+_CLAUSE_AFTER = re.compile(r"[.!?;:,]")
+_SENTENCE_END = re.compile(r"[.!?]\s*$")
+_FIRST = re.compile(r"\b(?:I|I'm|I’m|I've|I’ve|my|we|we're|we’re|we've|we’ve|our|me|us)\b")
+_THIRD = re.compile(r"\b(?:he|she|his|her|they|their|he's|she's|they're)\b", re.I)
+_ENDED = re.compile(
+    r"\b(?:not|no|never|n't|left|leaving|quit|quitting|resign\w*|notice|redundan\w*|fired|sacked|retir\w*|"
+    r"moved out|moving out|gave up|giving up|dropped|cancel\w*|ex-|former(?:ly)?|used to|no longer|any more|"
+    r"anymore)\b", re.I)
+_POSSESSIVE_AFTER = re.compile(r"^['’]s\b")
+WINDOW = 200  # characters read on either side of a span
+_NAME_OPENS = re.compile(r"^\W*([A-Z][^\W\d_]+)(?:['’]s\b|\s+(?:is|was|has|had|works|worked|lives|lived|got|just|"
+                         r"moved|started|joined|left|quit|finally|still|now)\b)")
+# speakers that are a system, not a person: an assistant's "I'm Craig from Port Michael" drafts the user's page
+_SYSTEM_SPEAKERS = frozenset({"assistant", "system", "bot", "ai", "model", "tool"})
+
+
+def _tokens(text: str) -> list[str]:
+    return [w.lower() for w in _TOKEN.findall(text)]
+
+
+def span_features(text: str, span: str, start: int, end: int, speaker_keys: Collection[str]) -> dict[str, float]:
+    """The features of the capitalised span text[start:end] (the model's vocabulary: "L1=at" is the word
+    just before it, "lb=nights" a word of its clause before it, "head=general" its last word, ...). Only
+    `WINDOW` characters on either side are read: a long turn costs in proportion to its length."""
+    left, right = text[max(0, start - WINDOW):start], text[end:end + WINDOW]
+    before = _CLAUSE_BEFORE.split(left)[-1]
+    after = _CLAUSE_AFTER.split(right)[0]
+    lt, rt, st = _tokens(before), _tokens(after), _tokens(span)
+    f: dict[str, float] = {}
+    for k in range(1, 4):
+        if len(lt) >= k:
+            f[f"L{k}={lt[-k]}"] = 1.0
+    if len(lt) >= 2:
+        f[f"L21={lt[-2]}_{lt[-1]}"] = 1.0
+    for w in lt[-8:]:
+        f[f"lb={w}"] = 1.0
+    for k in range(1, 3):
+        if len(rt) >= k:
+            f[f"R{k}={rt[k - 1]}"] = 1.0
+    for w in rt[:5]:
+        f[f"rb={w}"] = 1.0
+    f[f"head={st[-1] if st else ''}"] = 1.0
+    f[f"ntok={min(len(st), 4)}"] = 1.0
+    f[f"kind={name_kind(span, left, speaker_keys)}"] = 1.0
+    if norm_name(span) in speaker_keys:
+        f["is_speaker"] = 1.0
+    if start == 0 or _SENTENCE_END.search(left):
+        f["sent_start"] = 1.0
+    if "?" in after or "?" in right[:80]:
+        f["question"] = 1.0
+    if _FIRST.search(before):
+        f["first_person"] = 1.0
+    if _ENDED.search(before) or _ENDED.search(after):
+        f["neg_cue"] = 1.0
+    if _THIRD.search(before):
+        f["third_person"] = 1.0
+    if _POSSESSIVE_AFTER.search(right):
+        f["poss_after"] = 1.0
+    return f
+
+
+def candidate_spans(text: str, speaker_keys: Collection[str]) -> list[tuple[str, int, int]]:
+    """(span, start, end) of each capitalised span of the text, in order."""
+    out, pos = [], 0
+    for s in capitalised_spans(text, frozenset(speaker_keys), frozenset(), models=True):
+        i = text.find(s, pos)
+        if i < 0:
+            continue
+        out.append((s, i, i + len(s)))
+        pos = i + len(s)
+    return out
+
+
+@dataclass(frozen=True)
+class SpanModel:
+    """A multinomial logistic model over `span_features`: per class an intercept and the weights of the
+    features it uses (absent features weigh 0), and the probability a claim needs."""
+
+    classes: tuple[str, ...]
+    intercept: tuple[float, ...]
+    weights: dict[str, tuple[float, ...]]  # feature -> a weight per class
+    threshold: float
+    version: str = VERSION
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "SpanModel":
+        return cls(tuple(d["classes"]), tuple(d["intercept"]), {k: tuple(v) for k, v in d["weights"].items()},
+                   float(d["threshold"]), str(d.get("version", VERSION)))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"version": self.version, "classes": list(self.classes), "intercept": list(self.intercept),
+                "threshold": self.threshold, "weights": {k: list(v) for k, v in sorted(self.weights.items())}}
+
+    def probabilities(self, features: dict[str, float]) -> list[float]:
+        z = list(self.intercept)
+        for name, value in features.items():
+            w = self.weights.get(name)
+            if w is not None:
+                for i, wi in enumerate(w):
+                    z[i] += wi * value
+        top = max(z)
+        e = [math.exp(v - top) for v in z]
+        total = sum(e)
+        return [v / total for v in e]
+
+    def label(self, features: dict[str, float]) -> tuple[str, float]:
+        """The most probable class and its probability."""
+        p = self.probabilities(features)
+        i = max(range(len(p)), key=p.__getitem__)
+        return self.classes[i], p[i]
+
+
+def learned_claims(event: LayerEvent, found: Sequence[Assertion], model: SpanModel, speaker_keys: Collection[str],
+                   start_index: int = 0) -> list[Assertion]:
+    """The claims the model reads off the event's names that the rules' `found` (the same event's) lack:
+    a value they gave no claim, of an attribute they gave none in this event. The subject is the speaker
+    when the clause is in the first person or names nobody; the person named before the value in its
+    clause when it names one ("Callum's at Brannock Freight"); none when it speaks of "he" or "she" and
+    names nobody (the person talked about last, tried, measured no better on dev)."""
+    text = event.content
+    if norm_name(event.speaker) in _SYSTEM_SPEAKERS:
+        return []
+    have_values = {norm_name(a.value) for a in found}
+    have_attributes = {a.attribute for a in found}
+    out: list[Assertion] = []
+    for span, i, j in candidate_spans(text, speaker_keys):
+        feats = span_features(text, span, i, j, speaker_keys)
+        label, p = model.label(feats)
+        if label == "none" or p < model.threshold:
+            continue
+        attribute, negated = label.removesuffix(NEGATED), label.endswith(NEGATED)
+        key = norm_name(span)
+        if not key or key in have_values or attribute in have_attributes or key in speaker_keys:
+            continue
+        subject = _subject(text[max(0, i - WINDOW):i], event.speaker, speaker_keys, first="first_person" in feats,
+                           third="third_person" in feats)
+        if subject is None:
+            continue
+        out.append(Assertion(id=f"{event.id}#{start_index + len(out)}", event_id=event.id, entity=subject,
+                             attribute=attribute, value=span, value_key=key, time=event.occurred_at,
+                             surface=text[max(0, i - 40):j], negated=negated, seq=event.seq))
+        have_values.add(key)
+        have_attributes.add(attribute)
+    return out
+
+
+def _subject(left: str, speaker: str, speaker_keys: Collection[str], *, first: bool, third: bool) -> str | None:
+    if first:
+        return speaker
+    clause = _CLAUSE_BEFORE.split(left)[-1]
+    opener = _NAME_OPENS.match(clause)  # "Priya's at ...", "Callum just started at ...": a name opens the clause
+    if opener and opener.group(1).lower() not in NOT_NAMES:
+        return opener.group(1)
+    people = [s for s, _, _ in candidate_spans(clause, speaker_keys)
+              if norm_name(s) in speaker_keys or name_kind(s, "", speaker_keys) == "person"]
+    if people:
+        return people[-1]
+    return None if third else speaker
