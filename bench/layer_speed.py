@@ -9,6 +9,9 @@ runs of the layer code (another checkout on PYTHONPATH):
 
     python -m bench.layer_speed --dataset beam --conversations 2
     python -m bench.layer_speed --graph --dataset beam --conversations 2 --repeat 3
+
+The timeline's claims are the rules' joined with the shipped span model's, as the service makes them
+(`app.adapters.span_model`), when the code has one; `--rules-only` leaves it out.
 """
 from __future__ import annotations
 
@@ -53,6 +56,15 @@ def graph(convs: list[list[LayerEvent]], repeat: int) -> None:
     print(f"graph: {events} events, {nodes} nodes, {edges} edges, {s:.2f} s, {events / s:.1f} events/s", file=sys.stderr)
 
 
+def _span_model():  # noqa: ANN202
+    """The shipped span model, or None (none shipped, or an older checkout on PYTHONPATH without one)."""
+    try:
+        from app.adapters.span_model import installed_span_model
+    except ImportError:
+        return None
+    return installed_span_model()
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--dataset", default="beam", choices=["locomo", "beam", "longmemeval"])
@@ -60,7 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data-dir", type=Path, default=None)
     p.add_argument("--graph", action="store_true", help="time the graph layer's full build instead")
     p.add_argument("--repeat", type=int, default=1, help="with --graph: builds per conversation")
+    p.add_argument("--rules-only", action="store_true", help="the rules' claims without the span model's")
     a = p.parse_args(argv)
+    spans = None if a.rules_only else _span_model()
     ds = load(a.dataset, a.data_dir or default_data_dir())
     if a.graph:
         graph([[LayerEvent(t.event_id, t.speaker, t.content, t.occurred_at, conv.id, seq=i)
@@ -70,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     for conv in ds.conversations[: a.conversations]:
         evs = [LayerEvent(t.event_id, t.speaker, t.content, t.occurred_at, conv.id, seq=i)
                for i, t in enumerate(conv.turns)]
-        found = extract_all(evs)
+        found = extract_all(evs, spans=spans) if spans is not None else extract_all(evs)
         build_timeline(found)
         score_conversation(evs)
         build_profiles(evs)

@@ -1,5 +1,5 @@
-"""Claims a model learned to read off the names in a turn: "I'm on nights at Glanmor General" ->
-(speaker, works_at, Glanmor General), "Goodbye, Marlow Fen" -> (speaker, lives_in, Marlow Fen) negated.
+"""Claims a model learned to read off the names in a turn: "I'm on earlies at Penhallow Infirmary" ->
+(speaker, works_at, Penhallow Infirmary), "I'm staying put in Calder Vale" -> (speaker, lives_in, Calder Vale).
 
 The rules (`assertions`) know the forms they were written for; on conversations written apart from
 them they find one claim in five (docs/models.md, "Span claims"). This reader generalises over the
@@ -10,8 +10,9 @@ the words of the clause around it, its head word and length, the kind of name it
 something ended; a multinomial logistic model (`SpanModel`, fitted on the hand-labelled layer set by
 `training/span_claims.py`, shipped as `app/adapters/span_model/span_model.json`) says which of
 `ATTRIBUTES` the span is the value of (negated or not), or none. A claim is kept when its probability
-reaches the model's threshold, its subject is the speaker (or the person named before it in the clause),
-and the rules did not already find that attribute or value in the event. An assistant's turns (a speaker
+reaches the model's threshold, its subject is the speaker (or the name that opens the clause, or the
+person named before the value in it), and the rules did not already find that attribute or value in the
+event. An assistant's turns (a speaker
 named assistant, system, bot, ...) give none: what it says in the first person is no one's life.
 
 Pure: the model comes in as data (`SpanModel.from_dict`); the adapter reads the file.
@@ -24,6 +25,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.domain.layers.assertion_dates import stated_day
 from app.domain.layers.assertion_model import Assertion
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.graph_kinds import name_kind
@@ -175,7 +177,8 @@ def learned_claims(event: LayerEvent, found: Sequence[Assertion], model: SpanMod
             continue
         out.append(Assertion(id=f"{event.id}#{start_index + len(out)}", event_id=event.id, entity=subject,
                              attribute=attribute, value=span, value_key=key, time=event.occurred_at,
-                             surface=text[max(0, i - 40):j], negated=negated, seq=event.seq))
+                             surface=text[max(0, i - 40):j], negated=negated, seq=event.seq,
+                             valid_from=stated_day(text, i, j, event.occurred_at, attribute)))
         have_values.add(key)
         have_attributes.add(attribute)
     return out
