@@ -42,7 +42,8 @@ LAYER = "consolidate"
 
 def consolidation_version() -> str:
     """The episode and timeline rules and the assertion extractor (the LLM's when one is configured)."""
-    return f"{consolidation.LAYER_VERSION}+{assertion_extractor_version(bool(get_settings().llm_base_url), span_model())}"
+    llm = bool(get_settings().llm_base_url)
+    return f"{consolidation.LAYER_VERSION}+{assertion_extractor_version(llm, span_model())}"
 
 
 def span_model() -> SpanModel | None:

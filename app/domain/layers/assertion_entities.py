@@ -6,7 +6,11 @@ once from the same events. Pure, no I/O.
 """
 from __future__ import annotations
 
+from collections.abc import Collection
+from dataclasses import replace
+
 from app.domain.layers.aliases import stated_aliases
+from app.domain.layers.assertion_model import Assertion
 from app.domain.layers.text import norm_name
 
 
@@ -57,3 +61,9 @@ class EntityNames:
             return fits[0]
         self.names.append(entity)
         return entity
+
+    def named(self, found: list[Assertion], persons: Collection[str]) -> list[Assertion]:
+        """Each claim with its entity by the name it goes by (`canonical`); no job "at" a person ("been
+        with Amira": `persons` holds the conversation's people's name keys)."""
+        return [a if (n := self.canonical(a.entity)) == a.entity else replace(a, entity=n) for a in found
+                if not (a.attribute == "works_at" and norm_name(a.value) in persons)]

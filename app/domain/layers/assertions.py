@@ -393,12 +393,9 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
                 if not any(f.entity == a.entity and f.attribute == a.attribute and f.negated == a.negated
                            and (f.value_key == a.value_key or same_name(f.value_key, a.value_key)) for f in found):
                     found.append(replace(a, id=f"{e.id}#{len(found)}", surface=e.content[:60]))
-        found = [a if (n := known.canonical(a.entity)) == a.entity else replace(a, entity=n) for a in found
-                 if not (a.attribute == "works_at" and norm_name(a.value) in persons)]  # "been with Amira": a person
+        found = known.named(found, persons)
         if spans is not None:
-            found += [a if (n := known.canonical(a.entity)) == a.entity else replace(a, entity=n)
-                      for a in learned_claims(e, found, spans, speakers[e.conversation_id], len(found))
-                      if not (a.attribute == "works_at" and norm_name(a.value) in persons)]
+            found += known.named(learned_claims(e, found, spans, speakers[e.conversation_id], len(found)), persons)
         found += with_partner(found, partners, e.conversation_id, len(found))
         found = as_organisation(found, orgs, said, e.conversation_id, e.speaker, speakers[e.conversation_id])
         if context and asker != e.speaker and negative_answer(context, e.content):

@@ -10,7 +10,7 @@ from typing import Iterable, Sequence
 
 from app.domain.layers import assertions as assertion_rules
 from app.domain.layers import graph_extract, llm_assertions, llm_extract
-from app.domain.layers.assertion_spans import VERSION as SPANS_VERSION, SpanModel
+from app.domain.layers.assertion_spans import SpanModel
 from app.domain.layers.assertions import Assertion
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.graph_extract import Encode, Extractor, RuleExtractor
