@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from app.domain.retrieval.context_features import EXCHANGE_GAP_S
+from app.domain.retrieval.fusion import settle_order
 
 ACCOUNT_RE = re.compile(
     r"\b(?:summar(?:y|ies|i[sz]e[ds]?|i[sz]ing)|recap(?:s|ped)?|overview|run-?down|sum(?:s|med)?"
@@ -87,7 +88,4 @@ def exchange_order(ranked: list[Any], around: Mapping[int, Sequence[Any]], *, de
             it.score = max(it.score, r.score) if it is not r else it.score
             out.append(it)
             placed.add(it.event.id)
-    out += [r for r in ranked[depth:] if r.event.id not in placed]
-    for prev, item in zip(out, out[1:]):
-        item.score = min(item.score, prev.score)
-    return out
+    return settle_order(out, ranked, depth, placed)

@@ -1,4 +1,4 @@
-"""Stage 8: weighted reciprocal rank fusion (True Memory eq. 3, Cortex §3.4).
+"""Stage 8: weighted reciprocal rank fusion (True Memory eq. 3, Cortex §3.4), and the order a later stage leaves.
 
 score(d) = Σ_s w_s / (k + rank_s(d)), ranks starting at 1. Rank-based fusion needs no score
 calibration between signals whose raw scores live on different scales.
@@ -31,4 +31,14 @@ def first_occurrences(hits: Sequence[tuple[int, float]]) -> list[tuple[int, floa
         if pk not in seen:
             seen.add(pk)
             out.append((pk, score))
+    return out
+
+
+def settle_order(moved: list, ranked: Sequence, depth: int, placed: set[int]) -> list:
+    """After a stage moved items of `ranked`'s first `depth` into `moved` (bringing others up beside
+    them, `placed` holding the event ids placed): the rest of `ranked` below in its order, and scores
+    lowered where needed so that they read in rank order. Items have `.event.id` and `.score`."""
+    out = moved + [r for r in ranked[depth:] if r.event.id not in placed]
+    for prev, item in zip(out, out[1:]):
+        item.score = min(item.score, prev.score)
     return out

@@ -18,7 +18,7 @@ from app.domain.filters import metadata_matches
 from app.domain.recipe import Recipe
 from app.domain.retrieval.abstain import AbstainModel, abstain_features, decide
 from app.domain.retrieval.features import candidate_features, order_by_model, prior_boost
-from app.domain.retrieval.fusion import weighted_rrf
+from app.domain.retrieval.fusion import settle_order, weighted_rrf
 from app.domain.retrieval.intent import Intent
 from app.domain.retrieval.rerank import RerankCandidate, max_relevance, rerank
 from app.domain.retrieval.reweight import Candidate, ReweightConfig, newest, reweight
@@ -215,10 +215,7 @@ def current_first(ranked: list[RankedItem], *, signals_of: Mapping[int, Any], ev
                 placed.add(head)
         out.append(r)
         placed.add(r.event.id)
-    out += [r for r in ranked[depth:] if r.event.id not in placed]
-    for prev, item in zip(out, out[1:]):
-        item.score = min(item.score, prev.score)
-    return out
+    return settle_order(out, ranked, depth, placed)
 
 
 def asker_turns(query: str, events: Sequence[EventLike]) -> set[int]:
