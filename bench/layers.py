@@ -26,7 +26,6 @@ from datetime import date
 from pathlib import Path
 from typing import Callable, Sequence
 
-from app.adapters.span_model import installed_span_model
 from app.domain.layers import consolidation
 from app.domain.layers.assertion_spans import SpanModel
 from app.domain.layers.events import LayerEvent
@@ -34,7 +33,7 @@ from app.domain.layers.extractors import choose_extractor, extract_assertion_set
 from app.domain.layers.graph_extract import Encode
 from app.domain.layers.timeturns import resolve_turns
 from app.ports import LLM, LLMError
-from app.settings import get_settings
+from app.services.consolidation_build import span_model
 from bench.layers_data import DATA_DIR, SPLITS, Conversation, load_set
 from bench.layers_score import (
     Counts,
@@ -205,7 +204,7 @@ def run(split: str = "all", data_dir: Path = DATA_DIR, encode: Encode | None = N
     Without one, the timeline's claims are the rules' joined with the shipped span model's, as the
     service makes them (`PALIMPSEST_SPAN_CLAIMS=false`: the rules' alone)."""
     convs = load_set(split, data_dir)
-    spans = installed_span_model() if llm is None and get_settings().span_claims else None
+    spans = span_model() if llm is None else None
     counted = CountedLLM(llm) if llm is not None else None
     per_split = {s: SplitScore() for s in SPLITS}
     rows, errors = [], {s: [] for s in SPLITS}

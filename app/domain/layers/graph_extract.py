@@ -31,7 +31,6 @@ from app.domain.layers.graph_fold import PREVIOUS_EVENT, add_short_forms, chain_
 from app.domain.layers.graph_model import GraphFragment, RawFact, assemble
 from app.domain.layers.text import (
     CALENDAR_WORDS,
-    GENERIC_NOUNS,
     NOT_NAMES,
     STOPWORDS,
     TITLES,
@@ -131,6 +130,17 @@ _BREAK_WORDS = frozenset(
     gave give find found keep kept bring brought come came look looks seem seems start starts try tries
     play plays made says said told tell tells means mean brings makes really always never sounds sound
     sounded looks looked seems""".split()
+)
+GENERIC_NOUNS = frozenset(
+    """time times day days thing things lot lots way ways bit idea ideas moment moments week weeks year years
+    month months people person one ones stuff place places kind sort part end start rest point side reason
+    fact case world life experience experiences feeling feelings news word words story stories question
+    questions answer answers chance look sense spot today yesterday tomorrow weekend morning night evening
+    afternoon hour hours minute minutes photo pic picture pictures while same other others something
+    everything anything nothing everyone someone anyone journey step steps support love hope job work fun
+    difference blast bunch break fan fave reminder process details detail form ground source man woman men
+    women guy guys girl boy lady kid group safe red blue green yellow black white orange purple pink brown
+    gray grey chance effort plan plans goal goals dream dreams""".split()
 )
 
 _PHRASE_STOPS = STOPWORDS | CALENDAR_WORDS | _BREAK_WORDS  # words that end a concept phrase

@@ -1,4 +1,4 @@
-"""A name referred back to by its head noun: "the council" after "Kettleby Council", "the pantry" after
+"""A name referred back to by its head noun: "the council" after "Kettleby Council", "the festival" after
 "Montserrat Film Festival". Speakers name an organisation or a place once in full and then by the
 common noun at its end, in lower case after "the"; when exactly one name the conversation has used ends
 in that noun, the two are one entity. Only the nouns that head the names of institutions, venues and

@@ -284,17 +284,3 @@ def answer_json_text(content: str) -> str:
             raise ValueError("no JSON object in the answer")
         text = text[start : end + 1]
     return text
-
-
-# nouns too general to be what a fact is about ("time", "stuff"), or to refer back to a name ("the place")
-GENERIC_NOUNS = frozenset(
-    """time times day days thing things lot lots way ways bit idea ideas moment moments week weeks year years
-    month months people person one ones stuff place places kind sort part end start rest point side reason
-    fact case world life experience experiences feeling feelings news word words story stories question
-    questions answer answers chance look sense spot today yesterday tomorrow weekend morning night evening
-    afternoon hour hours minute minutes photo pic picture pictures while same other others something
-    everything anything nothing everyone someone anyone journey step steps support love hope job work fun
-    difference blast bunch break fan fave reminder process details detail form ground source man woman men
-    women guy guys girl boy lady kid group safe red blue green yellow black white orange purple pink brown
-    gray grey chance effort plan plans goal goals dream dreams""".split()
-)
