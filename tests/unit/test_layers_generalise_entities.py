@@ -107,3 +107,23 @@ def test_a_place_before_and_i_is_not_a_second_person():
     assert {a.entity for a in tl} == {"Ana"}
     tl = timeline(("Ana", "Priyanka and I are moving to Denver."))
     assert {a.entity for a in tl} == {"Ana", "Priyanka"}
+
+
+def test_a_titled_surname_and_initials_are_short_forms_of_one_name():
+    assert short_forms(["Mr Şahin", "Deniz Şahin", "MCS", "Marine Conservation Society", "Dr. Ngata"]) == [
+        ("MCS", "Marine Conservation Society"), ("Mr Şahin", "Deniz Şahin")]
+    # a title's surname shared by two people, or initials that fit two names, join neither
+    assert short_forms(["Mrs Hale", "Tom Hale", "Ruth Hale", "RSC", "Royal Shakespeare Company",
+                        "Riverside Sailing Club"]) == []
+
+
+def test_the_graph_joins_a_titled_surname_and_an_acronym_to_the_full_name():
+    frag = choose_extractor(None, None).extract(events(
+        ("Deniz", "Hi, I'm Deniz Şahin. I volunteer with the Marine Conservation Society on weekends."),
+        ("Gwen", "Welcome, Mr Şahin! Is the MCS beach clean still on?")))
+    names = {e.name: set(e.aliases) for e in frag.entities}
+    deniz = next(n for n in names if "Deniz" in n or "Deniz" in " ".join(names[n]))
+    assert "Mr Şahin" in names[deniz] | {deniz}
+    society = next(n for n in names if "Marine" in n or any("Marine" in a for a in names[n]))
+    assert "MCS" in names[society] | {society}
+    assert not any(n in ("Mr Şahin", "MCS") for n in names if n not in (deniz, society))

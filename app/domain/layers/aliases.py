@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES
+from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, TITLES
 
 RELATIONS = (
     # compound roles and kin before their heads ("form tutor" before "tutor", "sister-in-law" before "sister")
@@ -140,26 +140,52 @@ def _nameish(name: str) -> bool:
 
 
 _NAME_TOKEN = re.compile(rf"^[{_UP}][\w'’\-]*\.?$")
+_JOINERS = frozenset({"&", "of", "de", "da"})  # lower-case words a long name may hold
+_NOT_INITIALS = _JOINERS | {"the", "and", "for"}
+
+
+def _titled(toks: list[str]) -> bool:
+    """'Mr Şahin', 'Dr. Nakamura': a title and one name."""
+    return len(toks) == 2 and toks[0].rstrip(".").lower() in TITLES
+
+
+def initials(name: str) -> str:
+    """'Marine Conservation Society' -> 'MCS' (its capitalised words' first letters, the joiners left
+    out); '' for a name of one word or with a word not capitalised."""
+    words = [t for t in name.split() if t.lower() not in _NOT_INITIALS]
+    if len(words) < 2 or not all(_NAME_TOKEN.match(t) for t in words):
+        return ""
+    return "".join(t[0] for t in words).upper()
 
 
 def short_forms(names: list[str], places: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
     """(short, long) pairs of one name said in two lengths in one conversation: "Brightwell" and
-    "Brightwell Logistics" (the long name's first word), "Okoro" and "Daniel Okoro" (a two-word name's
-    last word). A short form that fits two long names ("Tom" with "Tom Hale" and "Tom Reyes") joins
-    neither, and a place never joins what is named after it ("Denver" and "Denver Health"): `places`
-    holds the names seen used as places."""
-    singles, longs = set(), set()
+    "Brightwell Logistics" (the long name's first word), "Okoro", "Mr Okoro" or "Dr. Okoro" and "Daniel
+    Okoro" (a two-word name's last word, with or without a title), "MCS" and "Marine Conservation
+    Society" (its initials). A short form that fits two long names ("Tom" with "Tom Hale" and "Tom
+    Reyes") joins neither, and a place never joins what is named after it ("Denver" and "Denver
+    Health"): `places` holds the names seen used as places."""
+    singles, titled, longs = set(), set(), set()
     for n in dict.fromkeys(names):
         toks = n.split()
         if "'s " in n.replace("’", "'") and not _NAME_TOKEN.match(toks[-1]):
             continue  # "Sana's parents" is someone of Sana's, not a longer name
         if len(toks) == 1 and len(n) >= 3 and n.lower() not in NOT_NAMES | CALENDAR_WORDS and n not in places:
             singles.add(n)
-        elif 2 <= len(toks) <= 4 and all(_NAME_TOKEN.match(t) or t in ("&", "of", "de", "da") for t in toks):
+        elif _titled(toks):
+            if _NAME_TOKEN.match(toks[1]) and toks[1].lower() not in NOT_NAMES:
+                titled.add(n)
+        elif 2 <= len(toks) <= 4 and all(_NAME_TOKEN.match(t) or t in _JOINERS for t in toks):
             longs.add(n)
     out = []
     for s in sorted(singles):
-        fits = [ln for ln in sorted(longs) if ln.split()[0] == s or (len(ln.split()) == 2 and ln.split()[1] == s)]
+        fits = [ln for ln in sorted(longs) if ln.split()[0] == s or (len(ln.split()) == 2 and ln.split()[1] == s)
+                or (s.isupper() and initials(ln) == s)]
         if len(fits) == 1:
             out.append((s, fits[0]))
+    for t in sorted(titled):
+        last = t.split()[1]
+        fits = [ln for ln in sorted(longs) if len(ln.split()) == 2 and ln.split()[1] == last]
+        if len(fits) == 1:
+            out.append((t, fits[0]))
     return out

@@ -21,7 +21,7 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from app.domain.layers.aliases import short_forms
+from app.domain.layers.aliases import initials, short_forms
 from app.domain.layers.graph_model import ENTITY_MERGE_COSINE, Entity, RawFact, group_names
 from app.domain.layers.text import norm_name
 
@@ -40,7 +40,7 @@ class NameCounts:
     named: set[str] = field(default_factory=set)  # surfaces named other than as a concept
     places: set[str] = field(default_factory=set)
     stated: list[tuple[int, str, str]] = field(default_factory=list)  # (fact index, x, y)
-    by_word: dict[str, set[str]] = field(default_factory=dict)  # first / last word -> longer names
+    by_word: dict[str, set[str]] = field(default_factory=dict)  # first / last word, initials -> longer names
 
     def add(self, facts: Iterable[RawFact]) -> None:
         for f in facts:
@@ -55,6 +55,8 @@ class NameCounts:
                         self.by_word.setdefault(toks[0], set()).add(name)
                         if len(toks) == 2:
                             self.by_word.setdefault(toks[1], set()).add(name)
+                        if initials(name):
+                            self.by_word.setdefault(initials(name), set()).add(name)
                 if kind == "place":
                     self.places.add(name)
                 k = norm_name(name)
@@ -175,11 +177,12 @@ class NameMerge:
         for n, (i, x, y) in enumerate(c.stated + tail.stated):
             ordered.append((i, 0, f"{n:09d}", x, y))
         words = set(c.by_word) | set(tail.by_word)
-        for w in words:
-            if w not in named:
-                continue
+        pairs: dict[tuple[str, str], None] = {}
+        for w in words:  # a short form said alone ("Okoro", "MCS") or with a title ("Mr Okoro")
             longs = sorted(c.by_word.get(w, set()) | tail.by_word.get(w, set()))
-            for short, long_ in short_forms([w, *longs], places):
-                ordered.append((first[short], 1, short, short, long_))
+            if w in named or any(n.split()[-1] == w for n in longs):
+                pairs.update(dict.fromkeys(short_forms([w, *longs] if w in named else longs, places)))
+        for short, long_ in pairs:
+            ordered.append((first[short], 1, short, short, long_))
         ordered.sort()
         return [(norm_name(x), norm_name(y)) for _, _, _, x, y in ordered]
