@@ -56,8 +56,22 @@ def label_of(conv: Any, turn_id: str, span: str) -> str:
     return "none"
 
 
+def role_label_of(conv: Any, turn_id: str, span: str) -> str:
+    """The attribute (with `~neg`) of the gold job title or team of the turn that is exactly the role phrase:
+    of "product manager" and "manager", only the one the labeller wrote is a role."""
+    from app.domain.layers.assertion_spans import NEGATED, ROLE_ATTRIBUTES
+    from app.domain.layers.text import norm_name
+
+    key = norm_name(span)
+    for a in conv.assertions:
+        if a.turn == turn_id and a.attribute in ROLE_ATTRIBUTES and key in {norm_name(v) for v in (a.value, *a.alts)}:
+            return a.attribute + (NEGATED if a.negated else "")
+    return "none"
+
+
 def rows(convs: list[Any]) -> list[dict[str, Any]]:
-    from app.domain.layers.assertion_spans import candidate_spans, span_features
+    """A row per name (`candidate_spans`) and per role phrase (`role_spans`, every length) of every turn."""
+    from app.domain.layers.assertion_spans import candidate_spans, role_features, role_spans, span_features
     from app.domain.layers.text import norm_name
 
     out = []
@@ -67,6 +81,10 @@ def rows(convs: list[Any]) -> list[dict[str, Any]]:
             for span, i, j in candidate_spans(t.text, speakers):
                 out.append({"conv": conv.id, "features": span_features(t.text, span, i, j, speakers),
                             "label": label_of(conv, t.id, span)})
+            for group in role_spans(t.text):
+                for span, i, j in group:
+                    out.append({"conv": conv.id, "features": role_features(t.text, span, i, j, speakers),
+                                "label": role_label_of(conv, t.id, span)})
     return out
 
 

@@ -8,8 +8,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from app.adapters.span_model import installed_span_model
-from app.domain.layers.assertion_spans import (ATTRIBUTES, SpanModel, candidate_spans, learned_claims,
-                                               span_features)
+from app.domain.layers.assertion_spans import (ATTRIBUTES, ROLE_ATTRIBUTES, SpanModel, candidate_spans,
+                                               learned_claims, role_features, role_spans, span_features)
 from app.domain.layers.assertions import extract_all
 from app.domain.layers.events import LayerEvent
 
@@ -75,3 +75,25 @@ def test_the_shipped_model_reads_forms_the_rules_do_not_know():
     rules = {(a.entity, a.attribute, a.value) for a in extract_all(events)}
     both = {(a.entity, a.attribute, a.value) for a in extract_all(events, spans=model)}
     assert both - rules == {("Noor", "works_at", "Penhallow Infirmary"), ("Tom", "lives_in", "Calder Vale")}
+
+
+def test_a_role_phrase_is_its_head_with_up_to_two_words_before_it():
+    groups = role_spans("From May I'm a senior data engineer, and my new manager is on the billing team.")
+    assert [[span for span, _, _ in g] for g in groups] == [
+        ["engineer", "data engineer", "senior data engineer"], ["manager"], ["billing team"]]
+    assert role_spans("The team met.") == []  # a team needs a word that names it
+    assert role_spans("Ask Engineer Holt.") == []  # a capitalised head inside a sentence is part of a name
+    text = "I'm a pastry chef."
+    f = role_features(text, "pastry chef", 6, 17, SPEAKERS)
+    assert f["kind=role"] == 1.0 and f["L1=a"] == 1.0 and not any(k.startswith("kind=") and k != "kind=role" for k in f)
+
+
+def test_the_shipped_model_reads_job_titles_the_rules_do_not_know():
+    model = installed_span_model()
+    assert model is not None and set(ROLE_ATTRIBUTES) <= set(model.classes)
+    events = [ev("Twelve years as a pastry chef, and I still love it.", i=0),
+              ev("Three months as a bus driver so far.", speaker="Tom", i=1),
+              ev("She's been brilliant, the best teacher we've had.", i=2)]
+    rules = {(a.entity, a.attribute, a.value) for a in extract_all(events)}
+    both = {(a.entity, a.attribute, a.value) for a in extract_all(events, spans=model)}
+    assert both - rules == {("Noor", "job_title", "pastry chef"), ("Tom", "job_title", "bus driver")}

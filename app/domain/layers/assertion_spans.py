@@ -9,7 +9,10 @@ the words of the clause around it, its head word and length, the kind of name it
 (`graph_kinds.name_kind`), whether the clause is in the first or third person, a question, or says
 something ended; a multinomial logistic model (`SpanModel`, fitted on the hand-labelled layer set by
 `training/span_claims.py`, shipped as `app/adapters/span_model/span_model.json`) says which of
-`ATTRIBUTES` the span is the value of (negated or not), or none. A claim is kept when its probability
+`ATTRIBUTES` the span is the value of (negated or not), or none. Role phrases are candidates too
+(`role_spans`: an occupation or team word with up to two words before it, "senior data engineer", "the
+returns team"), read for `ROLE_ATTRIBUTES` (job_title, works_in) with a kind of their own; of each
+group's lengths the likeliest role is kept. A claim is kept when its probability
 reaches the model's threshold, its subject is the speaker (or the name that opens the clause, or the
 person named before the value in it), and the rules did not already find that attribute or value in the
 event. An assistant's turns (a speaker
@@ -27,12 +30,14 @@ from typing import Any
 
 from app.domain.layers.assertion_dates import stated_day
 from app.domain.layers.assertion_model import Assertion
+from app.domain.layers.assertion_rules import OCCUPATIONS
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.graph_kinds import name_kind
 from app.domain.layers.text import NOT_NAMES, capitalised_spans, norm_name
 
-VERSION = "spans/1"
-ATTRIBUTES = ("works_at", "lives_in", "moving_to", "member_of", "school", "from", "plan:trip")
+VERSION = "spans/3"  # 2: refitted on 97 dev conversations; 3: roles (job titles, teams) read too (stop 35)
+ATTRIBUTES = ("works_at", "lives_in", "moving_to", "member_of", "school", "from", "plan:trip", "works_in")
+ROLE_ATTRIBUTES = ("job_title", "works_in")  # what a role phrase ("senior backend engineer", "the payments team") is
 NEGATED = "~neg"  # a label's suffix: the span is the value of a claim that ended
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
@@ -110,6 +115,48 @@ def candidate_spans(text: str, speaker_keys: Collection[str]) -> list[tuple[str,
     return out
 
 
+_TEAM_HEADS = frozenset({"team", "department", "dept", "division", "unit", "ward", "desk", "squad", "lab"})
+_ROLE_HEAD = re.compile(r"(?<![\w'’\-])(" + "|".join(sorted(map(re.escape, OCCUPATIONS | _TEAM_HEADS), key=len, reverse=True))
+                        + r")(?![\w'’\-])", re.I)
+# words that open no role phrase: function words, tense and time, praise ("my new manager" is a manager)
+_NOT_MODIFIERS = frozenset("""a an the my your his her their our its this that these those as is am are was were be been
+    being i you he she we they it me him them us at in on for with from to of by and or but so not no new old former ex
+    current future first next last good great amazing lovely brilliant nice real proper full-time part-time now
+    still just really very got get job role same other another only whole own every each some any one two""".split())
+_MODIFIER = re.compile(r"[^\W\d_][^\W_]*(?:-[^\W\d_]+)*$")
+_WORD_BEFORE = re.compile(r"(?:^|\s)(\S+)\s+$")
+
+
+def role_spans(text: str) -> list[list[tuple[str, int, int]]]:
+    """The role phrases of the text, one group per head word ("engineer", "team"): the head alone and with
+    one or two words before it ("backend engineer", "senior backend engineer"), as (span, start, end);
+    the model says which of a group, if any, is a job title or a team. A team head needs a word before it."""
+    groups = []
+    for m in _ROLE_HEAD.finditer(text):
+        if m.group(1)[0].isupper() and m.start(1) > 0 and not _SENTENCE_END.search(text[:m.start(1)]):
+            continue  # "Engineer" inside a name
+        team = m.group(1).lower() in _TEAM_HEADS
+        group, start = [] if team else [(m.group(1), m.start(1), m.end(1))], m.start(1)
+        for _ in range(2):
+            lo = max(0, start - 40)
+            prev = _WORD_BEFORE.search(text[lo:start])
+            if prev is None or not _MODIFIER.match(prev.group(1)) or prev.group(1).lower() in _NOT_MODIFIERS:
+                break
+            start = lo + prev.start(1)
+            group.append((text[start:m.end(1)], start, m.end(1)))
+        if group:
+            groups.append(group)
+    return groups
+
+
+def role_features(text: str, span: str, start: int, end: int, speaker_keys: Collection[str]) -> dict[str, float]:
+    """`span_features` of a role phrase: its own kind, in place of a name's."""
+    f = {k: v for k, v in span_features(text, span, start, end, speaker_keys).items()
+         if not k.startswith(("kind=", "is_speaker"))}
+    f["kind=role"] = 1.0
+    return f
+
+
 @dataclass(frozen=True)
 class SpanModel:
     """A multinomial logistic model over `span_features`: per class an intercept and the weights of the
@@ -162,9 +209,20 @@ def learned_claims(event: LayerEvent, found: Sequence[Assertion], model: SpanMod
     have_values = {norm_name(a.value) for a in found}
     have_attributes = {a.attribute for a in found}
     out: list[Assertion] = []
+    candidates: list[tuple[str, int, int, dict[str, float], str, float]] = []
     for span, i, j in candidate_spans(text, speaker_keys):
         feats = span_features(text, span, i, j, speaker_keys)
-        label, p = model.label(feats)
+        candidates.append((span, i, j, feats, *model.label(feats)))
+    for group in role_spans(text):  # the likeliest role of each group's phrases
+        roles = []
+        for span, i, j in group:
+            feats = role_features(text, span, i, j, speaker_keys)
+            label, p = model.label(feats)
+            if label.removesuffix(NEGATED) in ROLE_ATTRIBUTES:
+                roles.append((span, i, j, feats, label, p))
+        if roles:
+            candidates.append(max(roles, key=lambda c: c[5]))
+    for span, i, j, feats, label, p in sorted(candidates, key=lambda c: c[1]):
         if label == "none" or p < model.threshold:
             continue
         attribute, negated = label.removesuffix(NEGATED), label.endswith(NEGATED)
