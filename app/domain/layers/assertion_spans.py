@@ -116,8 +116,8 @@ def candidate_spans(text: str, speaker_keys: Collection[str]) -> list[tuple[str,
 
 
 _TEAM_HEADS = frozenset({"team", "department", "dept", "division", "unit", "ward", "desk", "squad", "lab"})
-_ROLE_HEAD = re.compile(r"(?<![\w'’\-])(" + "|".join(sorted(map(re.escape, OCCUPATIONS | _TEAM_HEADS), key=len, reverse=True))
-                        + r")(?![\w'’\-])", re.I)
+_ROLE_WORDS = sorted(map(re.escape, OCCUPATIONS | _TEAM_HEADS), key=len, reverse=True)
+_ROLE_HEAD = re.compile(r"(?<![\w'’\-])(" + "|".join(_ROLE_WORDS) + r")(?![\w'’\-])", re.I)
 # words that open no role phrase: function words, tense and time, praise ("my new manager" is a manager)
 _NOT_MODIFIERS = frozenset("""a an the my your his her their our its this that these those as is am are was were be been
     being i you he she we they it me him them us at in on for with from to of by and or but so not no new old former ex
@@ -133,7 +133,8 @@ def role_spans(text: str) -> list[list[tuple[str, int, int]]]:
     the model says which of a group, if any, is a job title or a team. A team head needs a word before it."""
     groups = []
     for m in _ROLE_HEAD.finditer(text):
-        if m.group(1)[0].isupper() and m.start(1) > 0 and not _SENTENCE_END.search(text[:m.start(1)]):
+        before = text[max(0, m.start(1) - 8):m.start(1)]
+        if m.group(1)[0].isupper() and m.start(1) > 0 and not _SENTENCE_END.search(before):
             continue  # "Engineer" inside a name
         team = m.group(1).lower() in _TEAM_HEADS
         group, start = [] if team else [(m.group(1), m.start(1), m.end(1))], m.start(1)
