@@ -9,8 +9,11 @@ its features (`span_features`, exactly as the service computes them) and its lab
 gold assertion of that turn whose value (or one of its `alts`) is the span, or contains it, or is
 contained in it (at least 3 characters), with `~neg` when the assertion is negated; `none` otherwise.
 Only `ATTRIBUTES` (places and organisations: where one lives, works, moves, studies, comes from, the
-groups one joins, the trips one plans) are labels: their values are names in the turn. Everything else
-the rules keep to themselves.
+groups one joins, the trips one plans, the team one works in) are labels: their values are names in the
+turn. And every length of every role phrase (`role_spans`: an occupation or team word with up to two
+words before it), with its features (`role_features`) and the `ROLE_ATTRIBUTES` label (job_title,
+works_in) of a gold assertion of that turn whose value is exactly the phrase. Everything else the rules
+keep to themselves.
 
 The model is a multinomial logistic regression (scikit-learn, L2). Every number this prints is
 out-of-fold at the level the benchmark scores: the dev conversations are dealt into `FOLDS` groups
