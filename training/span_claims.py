@@ -11,7 +11,7 @@ contained in it (at least 3 characters), with `~neg` when the assertion is negat
 Only `ATTRIBUTES` (places and organisations: where one lives, works, moves, studies, comes from, the
 groups one joins, the trips one plans, the team one works in) are labels: their values are names in the
 turn. And every length of every role phrase (`role_spans`: an occupation or team word with up to two
-words before it), with its features (`role_features`) and the `ROLE_ATTRIBUTES` label (job_title,
+words before it), with its features (`span_features`, of kind `role`) and the `ROLE_ATTRIBUTES` label (job_title,
 works_in) of a gold assertion of that turn whose value is exactly the phrase. Everything else the rules
 keep to themselves.
 
@@ -44,37 +44,28 @@ MIN_WEIGHT = 0.05  # features weighing less than this in every class are left ou
 COMMAND = "python -m training.span_claims --write"
 
 
-def label_of(conv: Any, turn_id: str, span: str) -> str:
-    """The attribute (with `~neg` when negated) of the gold assertion of the turn whose value is the span."""
-    from app.domain.layers.assertion_spans import ATTRIBUTES, NEGATED
+def label_of(conv: Any, turn_id: str, span: str, role: bool = False) -> str:
+    """The attribute (with `~neg` when negated) of the gold assertion of the turn whose value is the span:
+    a name's when the value is, contains or is contained in it (at least 3 characters); a role phrase's
+    (`role`) when the value is exactly the phrase (of "product manager" and "manager", only the one the
+    labeller wrote is a role)."""
+    from app.domain.layers.assertion_spans import ATTRIBUTES, NEGATED, ROLE_ATTRIBUTES
     from app.domain.layers.text import norm_name
 
     key = norm_name(span)
     for a in conv.assertions:
-        if a.turn != turn_id or a.attribute not in ATTRIBUTES:
+        if a.turn != turn_id or a.attribute not in (ROLE_ATTRIBUTES if role else ATTRIBUTES):
             continue
         values = [norm_name(v) for v in (a.value, *a.alts)]
-        if key in values or any(v and (v in key or key in v) and min(len(v), len(key)) >= 3 for v in values):
-            return a.attribute + (NEGATED if a.negated else "")
-    return "none"
-
-
-def role_label_of(conv: Any, turn_id: str, span: str) -> str:
-    """The attribute (with `~neg`) of the gold job title or team of the turn that is exactly the role phrase:
-    of "product manager" and "manager", only the one the labeller wrote is a role."""
-    from app.domain.layers.assertion_spans import NEGATED, ROLE_ATTRIBUTES
-    from app.domain.layers.text import norm_name
-
-    key = norm_name(span)
-    for a in conv.assertions:
-        if a.turn == turn_id and a.attribute in ROLE_ATTRIBUTES and key in {norm_name(v) for v in (a.value, *a.alts)}:
+        if key in values or (not role and any(v and (v in key or key in v) and min(len(v), len(key)) >= 3
+                                              for v in values)):
             return a.attribute + (NEGATED if a.negated else "")
     return "none"
 
 
 def rows(convs: list[Any]) -> list[dict[str, Any]]:
     """A row per name (`candidate_spans`) and per role phrase (`role_spans`, every length) of every turn."""
-    from app.domain.layers.assertion_spans import candidate_spans, role_features, role_spans, span_features
+    from app.domain.layers.assertion_spans import candidate_spans, role_spans, span_features
     from app.domain.layers.text import norm_name
 
     out = []
@@ -86,8 +77,8 @@ def rows(convs: list[Any]) -> list[dict[str, Any]]:
                             "label": label_of(conv, t.id, span)})
             for group in role_spans(t.text):
                 for span, i, j in group:
-                    out.append({"conv": conv.id, "features": role_features(t.text, span, i, j, speakers),
-                                "label": role_label_of(conv, t.id, span)})
+                    out.append({"conv": conv.id, "features": span_features(t.text, span, i, j, speakers, kind="role"),
+                                "label": label_of(conv, t.id, span, role=True)})
     return out
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from app.adapters.span_model import installed_span_model
 from app.domain.layers.assertion_spans import (ATTRIBUTES, ROLE_ATTRIBUTES, SpanModel, candidate_spans,
-                                               learned_claims, role_features, role_spans, span_features)
+                                               learned_claims, role_spans, span_features)
 from app.domain.layers.assertions import extract_all
 from app.domain.layers.events import LayerEvent
 
@@ -84,7 +84,7 @@ def test_a_role_phrase_is_its_head_with_up_to_two_words_before_it():
     assert role_spans("The team met.") == []  # a team needs a word that names it
     assert role_spans("Ask Engineer Holt.") == []  # a capitalised head inside a sentence is part of a name
     text = "I'm a pastry chef."
-    f = role_features(text, "pastry chef", 6, 17, SPEAKERS)
+    f = span_features(text, "pastry chef", 6, 17, SPEAKERS, kind="role")
     assert f["kind=role"] == 1.0 and f["L1=a"] == 1.0 and not any(k.startswith("kind=") and k != "kind=role" for k in f)
 
 

@@ -62,10 +62,13 @@ def _tokens(text: str) -> list[str]:
     return [w.lower() for w in _TOKEN.findall(text)]
 
 
-def span_features(text: str, span: str, start: int, end: int, speaker_keys: Collection[str]) -> dict[str, float]:
+def span_features(text: str, span: str, start: int, end: int, speaker_keys: Collection[str],
+                  kind: str | None = None) -> dict[str, float]:
     """The features of the capitalised span text[start:end] (the model's vocabulary: "L1=at" is the word
     just before it, "lb=nights" a word of its clause before it, "head=general" its last word, ...). Only
-    `WINDOW` characters on either side are read: a long turn costs in proportion to its length."""
+    `WINDOW` characters on either side are read: a long turn costs in proportion to its length. `kind`:
+    a candidate's kind when it is no name (a role phrase is "role"); else the kind of name it is, and
+    whether it is a speaker's."""
     left, right = text[max(0, start - WINDOW):start], text[end:end + WINDOW]
     before = _CLAUSE_BEFORE.split(left)[-1]
     after = _CLAUSE_AFTER.split(right)[0]
@@ -85,8 +88,8 @@ def span_features(text: str, span: str, start: int, end: int, speaker_keys: Coll
         f[f"rb={w}"] = 1.0
     f[f"head={st[-1] if st else ''}"] = 1.0
     f[f"ntok={min(len(st), 4)}"] = 1.0
-    f[f"kind={name_kind(span, left, speaker_keys)}"] = 1.0
-    if norm_name(span) in speaker_keys:
+    f[f"kind={kind or name_kind(span, left, speaker_keys)}"] = 1.0
+    if kind is None and norm_name(span) in speaker_keys:
         f["is_speaker"] = 1.0
     if start == 0 or _SENTENCE_END.search(left):
         f["sent_start"] = 1.0
@@ -150,14 +153,6 @@ def role_spans(text: str) -> list[list[tuple[str, int, int]]]:
     return groups
 
 
-def role_features(text: str, span: str, start: int, end: int, speaker_keys: Collection[str]) -> dict[str, float]:
-    """`span_features` of a role phrase: its own kind, in place of a name's."""
-    f = {k: v for k, v in span_features(text, span, start, end, speaker_keys).items()
-         if not k.startswith(("kind=", "is_speaker"))}
-    f["kind=role"] = 1.0
-    return f
-
-
 @dataclass(frozen=True)
 class SpanModel:
     """A multinomial logistic model over `span_features`: per class an intercept and the weights of the
@@ -217,7 +212,7 @@ def learned_claims(event: LayerEvent, found: Sequence[Assertion], model: SpanMod
     for group in role_spans(text):  # the likeliest role of each group's phrases
         roles = []
         for span, i, j in group:
-            feats = role_features(text, span, i, j, speaker_keys)
+            feats = span_features(text, span, i, j, speaker_keys, kind="role")
             label, p = model.label(feats)
             if label.removesuffix(NEGATED) in ROLE_ATTRIBUTES:
                 roles.append((span, i, j, feats, label, p))

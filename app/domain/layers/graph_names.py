@@ -55,8 +55,8 @@ class NameCounts:
                         self.by_word.setdefault(toks[0], set()).add(name)
                         if len(toks) == 2:
                             self.by_word.setdefault(toks[1], set()).add(name)
-                        if initials(name):
-                            self.by_word.setdefault(initials(name), set()).add(name)
+                        if letters := initials(name):
+                            self.by_word.setdefault(letters, set()).add(name)
                 if kind == "place":
                     self.places.add(name)
                 k = norm_name(name)
