@@ -26,8 +26,8 @@ MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if 
 MONTHS["sept"] = 9
 # Month names only when capitalised ("may" is also a verb, "march" a noun).
 MONTH_RE = (
-    r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
-    r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?"  # "Mar" but not "Marine"
+    r"(?:(?:January|February|March|April|May|June|July|August|September|October|November|December)\b|"
+    r"(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?)"  # "Mar" but not "Marine"; "Mar." but not "March."
 )
 ORD_RE = r"\d{1,2}(?:st|nd|rd|th)?"
 YEAR_RE = r"(?:19|20)\d\d"

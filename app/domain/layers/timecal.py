@@ -230,10 +230,13 @@ def calendar_span(expr: str, base_day: date, prefer: str) -> tuple[date, date, d
         y = pick_year(mo, 0, base_day, prefer)
         s, e = month_span(y, mo)
         return s, s, e, "month", f"{calendar.month_name[mo]} {y}"
-    m = re.fullmatch(rf"((?i:in|during|since|by|until|till|of|last|next|this|for|to|from|before|after|around)) ({_MONTH_CAP})", text)
+    m = re.fullmatch(rf"((?i:in|during|since|by|until|till|of|last|next|this|for|to|from|before|after|around)) ({_MONTH_CAP})"
+                     r"(?:,? ((?:19|20)\d\d))?", text)
     if m:
         which, mo = m.group(1).lower(), MONTHS[m.group(2).lower().rstrip(".")]
-        if which == "last":
+        if m.group(3):  # "to September 2026" ("to September next year", its year filled in)
+            y = int(m.group(3))
+        elif which == "last":
             y = base_day.year if mo < base_day.month else base_day.year - 1
         elif which == "next":
             y = base_day.year if mo > base_day.month else base_day.year + 1
@@ -317,7 +320,8 @@ def calendar_span(expr: str, base_day: date, prefer: str) -> tuple[date, date, d
     return None
 
 
-_SENT_END = re.compile(r"[.!?]+(?=\s|$)|\n")  # "Fly.io" and "3.10" do not end a sentence
+# "Fly.io" and "3.10" do not end a sentence; in a chat, an emoji between words does ("going under 😩 they told us")
+_SENT_END = re.compile(r"[.!?]+(?=\s|$)|\n|(?<=\s)[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+(?=\s|$)")
 _CLAUSE_END = re.compile(r"[;:,]|\s(?:and|but|so|while|because)\s")
 
 
@@ -328,9 +332,14 @@ def sentence_around(text: str, start: int, end: int) -> str:
 
 
 _FUTURE_BEFORE = re.compile(
-    r"(?:\b(?:push|pushed|pushing|postpone[ds]?|postponing|moved?|reschedul\w*|delay\w*|put\s+off|bump\w*)\b"
+    r"(?:\b(?:push|pushed|pushing|postpone[ds]?|postponing|moved?|reschedul\w*|delay\w*|put\s+off|bump\w*|"
+    r"(?:bring|brings|bringing|brought|pull|pulls|pulled|pulling)(?:\s+[\w']+){0,2}?\s+forward)\b"
     r"(?:\s+[\w']+){0,3}?\s+(?:to|until|till)|\b(?:book\w*|schedul\w*|reserv\w*|due|flights?|appointments?|tickets?)\b"
     r"[^.!?,;]{0,30}?\s+for)\s*$", re.I)
+
+
+# what is thanked for or exclaimed over has happened: "Huge thanks for Saturday", "What a day on Sunday!"
+_LOOKING_BACK = re.compile(r"(?i)(?:\bthank(?:s|\s+you)\b[^.!?]{0,20}\bfor|(?:^|[.!?]\s+)what\s+an?\s+[\w']+(?:\s+[\w']+)?(?:\s+on)?)\s+$")
 
 
 def tense_around(text: str, start: int, end: int) -> str | None:
@@ -339,6 +348,8 @@ def tense_around(text: str, start: int, end: int) -> str | None:
     lead = re.match(r"(?i)(?:to|until|till|for)\b", text[start:end])
     if _FUTURE_BEFORE.search(text[max(0, start - 60):start + (lead.end() if lead else 0)]):
         return "future"  # "pushed to January", "booked my flight for December 14": what is still to come
+    if _LOOKING_BACK.search(text[max(0, start - 40):start + (3 if text[start:start + 3].lower() == "on " else 0)]):
+        return "past"
     sent = sentence_around(text, start, end)
     off = text.find(sent) if sent else 0
     s0, e0 = start - off, end - off

@@ -12,6 +12,8 @@ conversation, the first is 22 November and the second the Friday before it.
   the nearest 12th as often as December's.
 - `last_day`: the last single day named however ("Thursday the 25th", "the 19th", "yesterday"): "the
   Friday before", "the night before", "the weekend after" count from it.
+- `stretch`: a few days named after that ("the 28th to the 31st", "the weekend after next"): "the Monday",
+  "that Saturday" are days of it.
 
 Also here, the forms that only make sense with a month in view: ranges of days ("the 19th to the
 21st", "the 4th to the 8th of May", "the 17th and 18th", "May 4-8"), and a weekday beside the date it
@@ -59,18 +61,46 @@ class Discourse:
     """What the turns before this one said about dates (see the module's docstring)."""
     span: tuple[date, date] | None = None  # [start, end) of the last date named with its month in the sitting
     last_day: date | None = None  # the last single day named in the sitting, however ("Thursday the 25th")
+    stretch: tuple[date, date] | None = None  # [start, end) of the last few days named after it ("the 28th to the 31st")
 
     def anchored(self, day: int) -> date | None:
         """A bare "the `day`th" that restates the date last named with its month ("the 22nd of November"
         ... "The 22nd is a Saturday"): that date. Any other day number is read against the turn's own
         time: on the labelled set, "until the 12th" said after "Saturday 13 December" meant the nearest
         12th as often as the month named before it."""
-        if self.span is None or self.span[1] - self.span[0] != timedelta(days=1) or self.span[0].day != day:
-            return None
-        return self.span[0]
+        if self.span is not None and self.span[1] - self.span[0] == timedelta(days=1) and self.span[0].day == day:
+            return self.span[0]
+        if self.last_day is not None and self.last_day.day == day:  # "Saturday the 28th" ... "the 28th then"
+            return self.last_day
+        return None
 
 
 NO_DISCOURSE = Discourse()
+
+
+# A bare day number this close to the turn (ahead, or behind when told in the past) is the turn's own
+# month's even after the turn named another month ("keys from the 1st of March, and my pass lapses on
+# the 28th", said on 25 February); further off, it is a day of the month the turn named. Fitted on dev.
+# A month named in an earlier turn is not enough: on dev it was as often about something else.
+NEAR_DAYS = 10
+# words before a day number that carry on from the date named before it: "away from the 28th of March,
+# back on the 2nd" is the 2nd after it, wherever the turn's own time falls
+_CARRIES_ON = re.compile(r"(?i)\b(?:back|home|return(?:s|ing)?|until|till|through|thru|then)\b[^.!?]{0,12}$")
+
+
+def day_reference(before: str, own: date | None, base: date, named: date | None) -> date | None:
+    """What a bare day number ("the 16th", "the 19th to the 21st") is counted from: None for its own
+    reading `own` (the nearest such day in the turn's tense, from `base`); else a day, the number
+    being the first such day on or after it. `before` is the turn's words up to the number and `named`
+    the last day the turn named before it. Words that carry on from it ("back on the 2nd") count from it;
+    otherwise a day close to the turn is its own, and one further off is of `named`'s month."""
+    if named is None:
+        return None
+    if _CARRIES_ON.search(before):
+        return named
+    if own is not None and abs((own - base).days) <= NEAR_DAYS:
+        return None
+    return named.replace(day=1)
 
 
 def is_explicit(surface: str) -> bool:

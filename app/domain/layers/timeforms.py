@@ -112,6 +112,10 @@ SHIFTED_RE = (rf"\b(?:(?:on\s+)?the\s+{_REL}\s+(?:after\s+next|before\s+last)|{_
               rf"(?:(?:in|during|for|over)\s+)?the\s+(?:first|second|third|fourth|last|final)\s+week\s+(?:of|in)\s+{MONTH_RE}|"
               rf"(?:(?:in|during|for|over)\s+)?the\s+week\s+of\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_RE}|"
               rf"(?:(?:in|during|for|over)\s+)?the\s+week\s+of\s+{MONTH_RE}\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\b|"
+              rf"(?:(?:in|during|for|over|on|at)\s+)?the\s+(?:first|second|third|fourth|last|final)\s+weekend\s+(?:of|in)\s+{MONTH_RE}|"
+              rf"(?:(?:in|during|for|over|on|at)\s+)?the\s+week(?:end)?\s+of\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?{MONTH_RE})|"
+              rf"(?:(?:in|during|for|over|on|at)\s+)?the\s+weekend\s+of\s+(?:(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_RE}|"
+              rf"{MONTH_RE}\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\b)|"
               r"(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\s+of\s+(?:this|next|last)\s+month)")
 # "the following Saturday", "the Saturday after", "the next day", "the following week": after the day
 # named before it in the same text (else the day it is said); "the night before last", "two Saturdays ago"
@@ -229,7 +233,7 @@ def shifted_span(expr: str, ref: date, prefer: str = "future") -> tuple[date, da
         n = _count(m.group(1)) - 1
         s_, e_ = season_span(s_.year - n, m.group(2))
         return s_, e_, "season"
-    low = re.sub(r"^(?:in|during|for|over) ", "", low)
+    low = re.sub(r"^(?:in|during|for|over|at) ", "", low)
     m = re.fullmatch(rf"the (first|second|third|fourth|last|final) week (?:of|in) ({MONTH_RE})", low, re.I)
     if m:  # "the first week of June": its days 1-7 (the second 8-14, ...); "the last week": its last seven
         mo = MONTHS[m.group(2).lower().rstrip(".")]
@@ -250,6 +254,43 @@ def shifted_span(expr: str, ref: date, prefer: str = "future") -> tuple[date, da
             return None
         s_ = d - timedelta(days=d.weekday())
         return s_, s_ + timedelta(days=7), "week"
+    m = re.fullmatch(rf"the (first|second|third|fourth|last|final) weekend (?:of|in) ({MONTH_RE})", low, re.I)
+    if m:  # "the last weekend of October": its last Saturday and the Sunday after it (the first: its first Saturday)
+        mo = MONTHS[m.group(2).lower().rstrip(".")]
+        first, end = month_span(pick_year_of(mo, ref, prefer), mo)
+        if m.group(1) in ("last", "final"):
+            sat = end - timedelta(days=1)
+            sat -= timedelta(days=(sat.weekday() - 5) % 7)
+        else:
+            sat = first + timedelta(days=(5 - first.weekday()) % 7 + 7 * ["first", "second", "third", "fourth"].index(m.group(1)))
+        return sat, sat + timedelta(days=2), "week"
+    m = (re.fullmatch(rf"the week(end)? of (?:the )?(\d{{1,2}})(?:st|nd|rd|th)?(?: (?:of )?({MONTH_RE}))?", low, re.I)
+         or re.fullmatch(rf"the week(end)? of ({MONTH_RE}) (?:the )?(\d{{1,2}})(?:st|nd|rd|th)?", low, re.I))
+    if m:  # "the weekend of the 22nd": the Saturday and Sunday by that day; "the week of the 23rd": its week
+        day, mon = (m.group(2), m.group(3)) if m.group(2).isdigit() else (m.group(3), m.group(2))
+        if mon:
+            mo = MONTHS[mon.lower().rstrip(".")]
+            try:
+                d = date(pick_year_of(mo, ref, prefer), mo, int(day))
+            except ValueError:
+                return None
+        else:  # the coming such day (told in the past, the latest)
+            y, mo = ref.year, ref.month
+            for _ in range(3):
+                try:
+                    d = date(y, mo, int(day))
+                except ValueError:
+                    d = None
+                if d is not None and ((d >= ref) if prefer != "past" else (d <= ref)):
+                    break
+                y, mo = shift_month(y, mo, -1 if prefer == "past" else 1)
+            if d is None:
+                return None
+        if not m.group(1):
+            s_ = d - timedelta(days=d.weekday())
+            return s_, s_ + timedelta(days=7), "week"
+        sat = d - timedelta(days=1) if d.weekday() == 6 else d + timedelta(days=(5 - d.weekday()) % 7)
+        return sat, sat + timedelta(days=2), "week"
     m = re.fullmatch(r"the (\d{1,2})(?:st|nd|rd|th) of (this|next|last) month", low)
     if m:
         y, mo = shift_month(ref.year, ref.month, {"next": 1, "last": -1}.get(m.group(2), 0))

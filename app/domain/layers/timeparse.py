@@ -66,13 +66,13 @@ from app.domain.layers.timeforms import (
     year_part_span,
 )
 from app.domain.layers.timediscourse import (BEFORE_RE, NO_DISCOURSE, RANGE_RE, Discourse, before_span,
-                                             appositions, is_explicit, is_range, range_days,
+                                             appositions, day_reference, is_explicit, is_range, range_days,
                                              range_span)
 from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, relative_weekend, year_span
 
 _YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
 
-LAYER_VERSION = "timeparse/7"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
+LAYER_VERSION = "timeparse/8"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
 # 4: "the 10th" before a function word ("till the 10th for work"), a month after for/to/from/till/before/after
 # 5: the forms of timeforms (decades, "the second Saturday in January", fortnights, "the Friday after next",
 #    recurring expressions dropped), "the weekend" by tense, more tense cues
@@ -82,6 +82,12 @@ LAYER_VERSION = "timeparse/7"  # 2: ranges are half-open [range_start, range_end
 #    named, "the Friday before" / "the night before" the day named before; ranges of days; "a Friday" is no
 #    date; "won't"; what an arrangement or an intention is for ("booked ... on 23 August", "asked him to ...
 #    before Easter", "for the winter", "from September"): the nearer or the coming one
+# 8: a bare day number after a day the turn named is of that day's month unless it lies within NEAR_DAYS of the
+#    turn ("keys on the 1st of March ... lapses on the 28th"), or the words carry on from it ("back on the 2nd");
+#    "the Saturday 28th ... the 28th" restates it; "the Monday" after a named day or stretch is the first Monday of
+#    it; "the weekend of the 22nd", "the last weekend of October", "the week of the 23rd", "14/04" (day first
+#    where it cannot be a month), "to September next year", "September's"; what is thanked for or exclaimed
+#    over is past; "brought forward to Friday" is ahead; an emoji ends a chat sentence
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
@@ -102,6 +108,9 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?i:(?:(?:at|by|until|in|from)\s+)?(?:the\s+)?(?:{_PART}))[\s-]*{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d)?\b"), "relative"),
     (re.compile(rf"\b(?i:in|during|since|by|until|till|of|last|next|this|for|to|from|before|after|around)\s+{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d\b|{_YEAR_WORD})?\b"), "relative"),
     (re.compile(rf"\b{_MONTH_CAP}\s+(?:19|20)\d\d\b"), "absolute"),
+    (re.compile(rf"\b{_MONTH_CAP}{_YEAR_WORD}"), "relative"),  # "August next year"
+    # a day and month in figures where the day cannot be a month ("14/04", "31/1/2025"): day first
+    (re.compile(r"(?<![\d/.])(?:1[3-9]|2\d|3[01])/(?:0?[1-9]|1[0-2])(?:/(?:19|20)\d\d)?(?![\d/])(?<!\b24/7)"), "absolute"),
     (re.compile(rf"\b(?i:your|the|my|our|their|his|her|{_SPAN_VERB})\s+{_MONTH_CAP}(?!\s+\d)"), "relative"),
     (re.compile(rf"\b(?:the\s+)?{_SEASON}\s+(?:of\s+)?(?:(?:19|20)\d\d\b|['’]\d\d\b(?!s))", re.I), "absolute"),
     (re.compile(r"\b(?:in|since|back in|during|by|until|of)\s+(?:(?:19|20)\d\d\b|['’]\d\d\b(?!s))", re.I), "absolute"),
@@ -123,8 +132,9 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?:on\s+)?(?:{_HOLIDAY})\b(?:\s+(?:19|20)\d\d\b)?", re.I), "relative"),
     (re.compile(rf"(?<!\ba\s)\b(?:on\s+)?{_WD}\b(?:\s+(?:night|morning|afternoon|evening|lunchtime)\b)?", re.I), "relative"),
     # a month named alone ("Shall I look at September?"), not one that is also a name or a verb (April,
-    # June, August, May, March: those need a preposition or a determiner), nor a month before a day or a name
-    (re.compile(r"\b(?:January|February|July|September|October|November|December)\b(?!\s*\d)(?!['’]s)(?!\s+[A-Z])"), "relative"),
+    # June, August, May, March: those need a preposition or a determiner), nor a month before a day or a name;
+    # "September's definitely on" is the month
+    (re.compile(r"\b(?:January|February|July|September|October|November|December)\b(?!\s*\d)(?!\s+[A-Z])"), "relative"),
     # a bare season only where it stands for a time ("summer trip", "see you in spring."); "fall" only as
     # "the fall" (a verb otherwise), and never before another noun ("summer camp")
     (re.compile(r"(?<![\w-])(?:the\s+(?:summer|winter|spring|fall|autumn)|summer|winter|spring|autumn)"
@@ -167,7 +177,8 @@ _NEEDLES: dict[str, re.Pattern[str]] = {
     RANGE_RE: re.compile(r"\d\s*(?:st|nd|rd|th)?\s*(?:[-–]|\s(?:to|till|until|through|thru|and)\s)", re.I),
     BEFORE_RE: re.compile(r"\b(?:before|after)\b", re.I),
 }
-_NEEDLES.update({rx.pattern: re.compile("weekend", re.I) for rx, _ in _PATTERNS if "the\\s+weekend" in rx.pattern})
+_NEEDLES.update({rx.pattern: re.compile("weekend", re.I) for rx, _ in _PATTERNS
+                 if "the\\s+weekend" in rx.pattern and rx.pattern not in _NEEDLES})
 
 
 def find_time_expressions(text: str) -> list[tuple[int, int, str, str]]:
@@ -282,6 +293,14 @@ def _named_before(out: list[TimeMention], explicit: bool = False, days_only: boo
     return date.fromisoformat(m.date) if m is not None and m.date else None
 
 
+def _stretch_before(out: list[TimeMention]) -> date | None:
+    """The first day of the last day or few days named earlier in the turn ("the 28th to the 31st",
+    "the weekend of the 16th"): "the Monday" after it is the first Monday from it."""
+    m = next((m for m in reversed(out) if m.resolved and m.range_start and m.range_end and m.granularity in ("day", "week")
+              and (date.fromisoformat(m.range_end) - date.fromisoformat(m.range_start)).days <= 11), None)
+    return date.fromisoformat(m.range_start) if m is not None and m.range_start else None
+
+
 def _nearest(surface: str, base: date):  # noqa: ANN202 (what _resolve_cached returns)
     """The reading, past or coming, whose span lies closer to `base` (0 when it holds it)."""
     got = [r for r in (_resolve_cached(surface, base, "past"), _resolve_cached(surface, base, "future")) if r is not None]
@@ -300,9 +319,13 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
             continue
         if kind == "range":
             first = range_days(surface)
-            anchor = (_named_before(out, explicit=True, days_only=False)
-                      or (discourse.anchored(first[0]) if first else None) or _named_before(out))
-            rng = range_span(surface, base.date(), tense_around(text, s, e) or "future", anchor)
+            prefer = tense_around(text, s, e) or "future"
+            anchor = discourse.anchored(first[0]) if first else None
+            if anchor is None:
+                own = range_span(surface, base.date(), prefer, None)
+                anchor = day_reference(text[:s], own[0] if own else None, base.date(),
+                                       _named_before(out, explicit=True, days_only=False) or _named_before(out))
+            rng = range_span(surface, base.date(), prefer, anchor)
             if rng is not None:
                 out.append(TimeMention(surface, s, e, "absolute", True, rng[0].isoformat(), rng[0].isoformat(),
                                        rng[1].isoformat(), "day", rng[2]))
@@ -317,9 +340,16 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
             out.append(TimeMention(surface, s, e, kind, True, day.isoformat(), day.isoformat(),
                                    (day + timedelta(days=1)).isoformat(), "day", label(day, "day")))
             continue
+        if wd_only and re.search(r"(?i)\b(?:the|that)\s+$", text[max(0, s - 6):s]):
+            ref = _stretch_before(out) or (discourse.stretch[0] if discourse.stretch else discourse.last_day)
+            if ref is not None:
+                day = ref + timedelta(days=(weekday_num(wd_only.group(1)) - ref.weekday()) % 7)
+                out.append(TimeMention(surface, s, e, kind, True, day.isoformat(), day.isoformat(),
+                                       (day + timedelta(days=1)).isoformat(), "day", label(day, "day")))
+                continue
         if re.fullmatch(NTH_WEEKDAY_RE, surface.strip(), re.I):
             prefer = tense_around(text, s, e) or "future"
-        elif re.search(r"\bweek\s+(?:of|in)\b|\s(?:summer|winter|spring|fall|autumn)s\s", low):  # "the last week of May"
+        elif re.search(r"\bweek(?:end)?\s+(?:of|in)\b|\s(?:summer|winter|spring|fall|autumn)s\s", low):  # "the last week of May"
             prefer = tense_around(text, s, e) or "future"
         elif re.fullmatch(r"(?:\w+\s+)?the\s+weekend", low) and not low.startswith("since"):
             prefer = tense_around(text, s, e) or "nearest"
@@ -335,7 +365,11 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
         nth = re.fullmatch(r"(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)", ordinals_to_digits(surface.strip()), re.I)
         if nth:  # "on August 10 and back on the 24th": the month of the day named before it
             day = int(nth.group(1))  # in the turn, a named date; else a restatement of the last one; else any day
-            anchor = None if since else (_named_before(out, explicit=True) or discourse.anchored(day) or _named_before(out))
+            anchor = None if since else discourse.anchored(day)  # a restatement of the day last named
+            if anchor is None and not since:
+                own = nth_day(base.date(), day, prefer)
+                anchor = day_reference(text[:s], own[0] if own else None, base.date(),
+                                       _named_before(out, explicit=True) or _named_before(out))
             res = nth_day(anchor or base.date(), day, "future" if anchor else prefer)
         elif re.fullmatch(FOLLOWING_RE, surface.strip(), re.I) or re.fullmatch(BEFORE_RE, surface.strip(), re.I):
             # "the following Saturday", "the Friday before": from the day named before it

@@ -18,9 +18,11 @@ from app.domain.layers.timeparse import TimeMention, resolve_time_expressions
 LOOKBACK = 6  # a query's context reads a leaning turn with at most this many turns before it
 
 # the forms a turn's words leave to the turns before it (timediscourse): a bare day number, "the Friday
-# before" / "the night after" / "the following Saturday", a range of days without its month
-_LEANS = re.compile(r"\bthe\s+\d{1,2}(?:st|nd|rd|th)\b(?!\s+of\b)|\bthe\s+(?:day|night|weekend|week|monday|tuesday|wednesday|"
-                    r"thursday|friday|saturday|sunday)\s+(?:before|after)\b|\bthe\s+(?:following\s+\w+|next\s+(?:day|morning))\b", re.I)
+# before" / "the night after" / "the following Saturday", "the Monday" (of the stretch named before), a range
+# of days without its month
+_LEANS = re.compile(r"\bthe\s+\d{1,2}(?:st|nd|rd|th)\b(?!\s+of\b)|\bthe\s+(?:day|night|weekend|week)\s+(?:before|after)\b|"
+                    r"\b(?:the|that)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|"
+                    r"\bthe\s+(?:following\s+\w+|next\s+(?:day|morning))\b", re.I)
 # what a turn needs to name a day or a month a later turn can lean on (a month, a weekday, "today" and its
 # neighbours, "the 19th", a numeric date, a holiday): a cheap test before the full reading, for the turns a
 # query only reads as context (digits alone are not enough: code and figures are full of them)
@@ -53,6 +55,7 @@ class DateThread:
     JSON data between builds (`to_dict` / `from_dict`: a layer that folds the log event by event)."""
     anchor: tuple[date, date, datetime] | None = None  # [start, end) of the last date named with its month, when
     last: tuple[date, datetime] | None = None  # the last single day named, when
+    stretch: tuple[date, date, datetime] | None = None  # [start, end) of a few days named after it, when
 
     def read(self, text: str, at: datetime) -> tuple[Discourse, list[TimeMention]]:
         """The discourse the turn is read with, and its mentions; then what the turn adds."""
@@ -67,7 +70,10 @@ class DateThread:
             self.anchor = None
         if self.last is not None and abs(at - self.last[1]) > SITTING:
             self.last = None
-        return Discourse(self.anchor[:2] if self.anchor else None, self.last[0] if self.last else None)
+        if self.stretch is not None and abs(at - self.stretch[2]) > SITTING:
+            self.stretch = None
+        return Discourse(self.anchor[:2] if self.anchor else None, self.last[0] if self.last else None,
+                         self.stretch[:2] if self.stretch else None)
 
     def learn(self, mentions: Iterable[TimeMention], at: datetime) -> None:
         """What a turn said at `at` settles for the turns after it."""
@@ -79,29 +85,36 @@ class DateThread:
             if is_explicit(m.surface) and (span[1] - span[0]).days <= 11:  # a day, a stretch, a third of a month
                 self.anchor = (*span, at)
             if one_day:
-                self.last = (span[0], at)
+                self.last, self.stretch = (span[0], at), None
+            elif m.granularity in ("day", "week") and (span[1] - span[0]).days <= 11:
+                self.stretch = (*span, at)
 
     def to_dict(self) -> dict:
         return {"anchor": [self.anchor[0].isoformat(), self.anchor[1].isoformat(), self.anchor[2].isoformat()]
                 if self.anchor else None,
-                "last": [self.last[0].isoformat(), self.last[1].isoformat()] if self.last else None}
+                "last": [self.last[0].isoformat(), self.last[1].isoformat()] if self.last else None,
+                "stretch": [x.isoformat() for x in self.stretch] if self.stretch else None}
 
     @classmethod
     def from_dict(cls, d: dict) -> "DateThread":
-        a, last = d.get("anchor"), d.get("last")
+        a, last, st = d.get("anchor"), d.get("last"), d.get("stretch")  # "stretch": since timeparse/8
         return cls((date.fromisoformat(a[0]), date.fromisoformat(a[1]), datetime.fromisoformat(a[2])) if a else None,
-                   (date.fromisoformat(last[0]), datetime.fromisoformat(last[1])) if last else None)
+                   (date.fromisoformat(last[0]), datetime.fromisoformat(last[1])) if last else None,
+                   (date.fromisoformat(st[0]), date.fromisoformat(st[1]), datetime.fromisoformat(st[2])) if st else None)
 
 
 def discourse_to_dict(d: Discourse) -> dict:
     return {"span": [d.span[0].isoformat(), d.span[1].isoformat()] if d.span else None,
-            "last_day": d.last_day.isoformat() if d.last_day else None}
+            "last_day": d.last_day.isoformat() if d.last_day else None,
+            "stretch": [d.stretch[0].isoformat(), d.stretch[1].isoformat()] if d.stretch else None}
 
 
 def discourse_from_dict(d: dict) -> Discourse:
     span = d.get("span")
+    st = d.get("stretch")
     return Discourse((date.fromisoformat(span[0]), date.fromisoformat(span[1])) if span else None,
-                     date.fromisoformat(d["last_day"]) if d.get("last_day") else None)
+                     date.fromisoformat(d["last_day"]) if d.get("last_day") else None,
+                     (date.fromisoformat(st[0]), date.fromisoformat(st[1])) if st else None)
 
 
 def resolve_turns(turns: Iterable[tuple[str, datetime]]) -> list[tuple[Discourse, list[TimeMention]]]:

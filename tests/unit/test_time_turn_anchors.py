@@ -1,0 +1,106 @@
+"""Time expressions that lean on a day the turn (or its sitting) named, and forms added in timeparse/8.
+Sentences invented for these tests; the days are checked against the calendar by hand."""
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import pytest
+
+from app.domain.layers.timeparse import resolve_time_expressions
+from app.domain.layers.timeturns import discourses, resolve_turns
+
+
+def span(text: str, at: datetime, surface: str) -> tuple[str | None, str | None]:
+    found = {m.surface: (m.range_start, m.range_end) for m in resolve_time_expressions(text, at)}
+    assert surface in found, found
+    return found[surface]
+
+
+WED = datetime(2026, 2, 25, 20, 0)  # a Wednesday
+
+
+def test_a_bare_day_close_at_hand_is_this_months_even_after_another_month_is_named():
+    # the 28th is three days off: February's, not the 28th after the 1st of March
+    text = "The new gym takes me from the 1st of March. My old pass runs out on the 28th."
+    assert span(text, WED, "on the 28th") == ("2026-02-28", "2026-03-01")
+
+
+def test_a_bare_day_further_off_is_of_the_month_the_turn_named():
+    # said on 3 November: the 16th in view is December's, not the coming 16 November
+    at = datetime(2023, 11, 3, 21)
+    text = "My flight lands on the 14th of December and we're having dinner with Mum on the 16th."
+    assert span(text, at, "on the 16th") == ("2023-12-16", "2023-12-17")
+    # the same day number before the named day in its month: still that month ("a party on the 25th of
+    # December, and the office shuts on the 19th")
+    text = "The party is on the 25th of December, and the office shuts on the 19th."
+    assert span(text, at, "on the 19th") == ("2023-12-19", "2023-12-20")
+
+
+def test_words_that_carry_on_from_a_named_day_count_from_it():
+    # "back on the 2nd" after the 28th of March is April's 2nd, although the 2nd of March is close
+    at = datetime(2026, 2, 27, 9)
+    text = "I'm away from the 28th of March, back on the 2nd."
+    assert span(text, at, "on the 2nd") == ("2026-04-02", "2026-04-03")
+
+
+def test_a_bare_day_restating_the_weekday_and_day_named_before_is_that_day():
+    turns = [("Saturday the 28th works for the van.", datetime(2026, 2, 3, 10)),
+             ("Great, pencil in the 28th then.", datetime(2026, 2, 3, 10, 5))]
+    (_, first), (_, second) = resolve_turns(turns)
+    assert first[0].range_start == "2026-02-28"
+    assert {m.surface: m.range_start for m in second}["the 28th"] == "2026-02-28"
+
+
+def test_the_weekday_of_a_stretch_named_before():
+    at = datetime(2022, 8, 29, 8, 30)  # a Monday
+    turns = [("The cottage is free from the 28th to the 31st of October.", at),
+             ("Lovely, I'll take the Monday off work.", at.replace(minute=31))]
+    (_, _), (_, second) = resolve_turns(turns)
+    assert [(m.surface, m.range_start) for m in second] == [("Monday", "2022-10-31")]
+    # the query path reads the same turn with the same discourse
+    said = discourses([(1, "c", turns[0][0], turns[0][1]), (2, "c", turns[1][0], turns[1][1])])
+    assert said[2].stretch == (date(2022, 10, 28), date(2022, 11, 1))
+    assert span("The tournament is the weekend of the 14th of November, with the final on the Sunday.",
+                datetime(2026, 9, 1, 12), "Sunday") == ("2026-11-15", "2026-11-16")
+
+
+def test_that_saturday_is_the_saturday_of_the_weekend_named_before():
+    at = datetime(2026, 1, 13, 20, 30)  # a Tuesday
+    turns = [("The county rally is the weekend after next, who's driving?", at),
+             ("Not me, my cousin is getting married that Saturday.", at.replace(minute=32))]
+    (_, first), (_, second) = resolve_turns(turns)
+    assert first[0].range_start == "2026-01-24"
+    assert [(m.surface, m.range_start) for m in second] == [("Saturday", "2026-01-24")]
+
+
+def test_a_bare_weekday_without_a_named_day_is_unchanged():
+    assert span("Shall we meet on the Friday?", WED, "Friday") == ("2026-02-27", "2026-02-28")
+
+
+@pytest.mark.parametrize("text,surface,start,end", [
+    ("We're camping the weekend of the 21st.", "the weekend of the 21st", "2026-03-21", "2026-03-23"),
+    ("The fair is the weekend of the 3rd of May.", "the weekend of the 3rd of May", "2026-05-02", "2026-05-04"),
+    ("Let's aim for the last weekend of April.", "for the last weekend of April", "2026-04-25", "2026-04-27"),
+    ("Rehearsals start the first weekend in March.", "the first weekend in March", "2026-03-07", "2026-03-09"),
+    ("The builders come the week of the 9th.", "the week of the 9th", "2026-03-09", "2026-03-16"),
+    ("Can we push it to October next year?", "to October next year", "2027-10-01", "2027-11-01"),
+    ("The venue can't do July next year.", "July next year", "2027-07-01", "2027-08-01"),
+    ("Your slot is 19/03 at ten.", "19/03", "2026-03-19", "2026-03-20"),
+    ("So is September's trip still on?", "September", "2026-09-01", "2026-10-01"),
+])
+def test_forms(text: str, surface: str, start: str, end: str) -> None:
+    assert span(text, WED, surface) == (start, end)
+
+
+def test_figures_that_are_not_a_day_and_month():
+    assert resolve_time_expressions("We offer 24/7 support, and 3/4 of users like it.", WED) == []
+
+
+@pytest.mark.parametrize("text,surface,start", [
+    ("Thank you so much for Saturday, it was perfect.", "Saturday", "2026-02-21"),  # thanked for: it happened
+    ("What a match on Sunday! Still buzzing.", "on Sunday", "2026-02-22"),  # exclaimed over: it happened
+    ("Her surgery's been brought forward to Friday.", "Friday", "2026-02-27"),  # moved to: still ahead
+    ("The shop's going under 😩 we were told on Monday", "on Monday", "2026-02-23"),  # an emoji ends a sentence
+])
+def test_tense_cues(text: str, surface: str, start: str) -> None:
+    assert span(text, WED, surface)[0] == start
