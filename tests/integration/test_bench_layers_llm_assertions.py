@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from app.adapters.llm import HttpLLM
-from app.domain.layers import llm_assertions, llm_extract
+from app.domain.layers import assertion_spans, llm_assertions, llm_extract
 from bench.cli import bench_app
 from bench.layers import markdown, run
 from tests.support.llm_server import LLMServer
@@ -96,7 +96,7 @@ def test_an_llm_that_misses_the_move_loses_it_and_its_supersession_where_the_rul
     assert (dev["assertions"]["tp"], dev["assertions"]["fn"]) == (2, 1)
     assert dev["supersessions"]["tp"] == 0 and dev["supersessions"]["fn"] == 1
     rules = run("all", labelled)
-    assert rules["scored_from"]["assertions"] == "rules + span model spans/3 (consolidation)"  # the shipped reader
+    assert rules["scored_from"]["assertions"] == f"rules + span model {assertion_spans.VERSION} (consolidation)"  # shipped
     assert rules["splits"]["dev"]["supersessions"]["tp"] == 1  # so the miss above is the LLM's
 
 
