@@ -4,6 +4,8 @@ name is Rex", and "your sister Leah" said to Maya ("Maya's sister"). Pure, no I/
 """
 from __future__ import annotations
 
+from collections import Counter
+
 import re
 
 from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, TITLES
@@ -57,6 +59,9 @@ _ALIAS_RES = [
     re.compile(rf"\b(?P<first>I|I'm|I've|we|we're|we've)\b[^.!?;]{{0,40}}?\b(?:a|an)\s+(?:(?:very|really|tiny|big|little|"
                rf"old|young|new|lovely|needy|grey|black|white|brown|ginger|rescue)\s+){{0,2}}(?P<rel>{RELATIONS})\s*,?\s+"
                rf"(?:(?:who\s+is|that\s+is|who's)\s+)?(?:named|called)\s+{_NAME}"),
+    # "I'm taking on an assistant, Kemi, from May": a name set off by commas after "a <relation>"
+    re.compile(rf"\b(?P<first>I|I'm|I've|[Ww]e|[Ww]e're|[Ww]e've)\b[^.!?;]{{0,40}}?\b(?:a|an)\s+(?:(?:new|lovely|rescue|"
+               rf"little|young)\s+)?(?P<rel>{RELATIONS}),\s+{_NAME}(?=\s*(?:[,.!?;)]|$))"),
 ]
 YOUR_REL_RE = re.compile(rf"\b[Yy]our\s+({_MODS}(?:{RELATIONS}))\b")
 NAMED_POSS_RE = re.compile(rf"\b(?P<owner>[A-ZÀ-ÖØ-Þ][\w\-]+)['’]s\s+{_MODS}(?P<rel>{RELATIONS})\b")
@@ -158,11 +163,19 @@ def initials(name: str) -> str:
     return "".join(t[0] for t in words).upper()
 
 
+def mostly_places(place: Counter[str], said: Counter[str]) -> frozenset[str]:
+    """The names used as a place in more than half of their mentions (`place`: the mentions as a place,
+    `said`: all but those as a concept). One "from Skerrow" among "Skerrow do a Friday drop" and "ring
+    Skerrow" leaves Skerrow the supplier; "moved to Denver", said mostly so, keeps Denver a place."""
+    return frozenset(n for n, k in place.items() if 2 * k > said.get(n, k))
+
+
 def short_forms(names: list[str], places: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
     """(short, long) pairs of one name said in two lengths in one conversation: "Brightwell" and
     "Brightwell Logistics" (the long name's first word), "Okoro", "Mr Okoro" or "Dr. Okoro" and "Daniel
     Okoro" (a two-word name's last word, with or without a title), "MCS" and "Marine Conservation
-    Society" (its initials). A short form that fits two long names ("Tom" with "Tom Hale" and "Tom
+    Society" (its initials), "Corrib View" and "Corrib View Hotel" (a longer name's first words). A short
+    form that fits two long names ("Tom" with "Tom Hale" and "Tom
     Reyes") joins neither, and a place never joins what is named after it ("Denver" and "Denver
     Health"): `places` holds the names seen used as places."""
     singles, titled, longs = set(), set(), set()
@@ -178,6 +191,10 @@ def short_forms(names: list[str], places: frozenset[str] = frozenset()) -> list[
         elif 2 <= len(toks) <= 4 and all(_NAME_TOKEN.match(t) or t in _JOINERS for t in toks):
             longs.add(n)
     out = []
+    for s in sorted(n for n in longs if len(n.split()) < 4 and n not in places):  # "Corrib View" ... "Corrib View Hotel"
+        fits = [ln for ln in longs if ln.startswith(s + " ")]
+        if len(fits) == 1 and not any(ln.startswith(fits[0] + " ") for ln in longs):
+            out.append((s, fits[0]))
     for s in sorted(singles):
         fits = [ln for ln in sorted(longs) if ln.split()[0] == s or (len(ln.split()) == 2 and ln.split()[1] == s)
                 or (s.isupper() and initials(ln) == s)]

@@ -10,7 +10,7 @@ from datetime import date, datetime
 from app.domain.layers.assertion_rules import MULTI_VALUED_PREFIXES
 from app.domain.layers.text import norm_name
 
-LAYER_VERSION = "assertions/7"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
+LAYER_VERSION = "assertions/8"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
 # 3: dated claims (valid_from), questions are not claims, pronouns across turns, value keys of one name's
 #    short and long forms, more change forms (leaving, moving plans, hobbies and clubs given up, switches)
 # 4: elided answers and yes-answers, "here"/"there", "they", "we" of a couple or an organisation, subjects
@@ -25,6 +25,8 @@ LAYER_VERSION = "assertions/7"  # 2: moves, teams, tools, plans and cancellation
 #    first or as answers, the clause's subject for "a dog called X"), more kin and role nouns and "our <relation>",
 #    verb families (assertion_forms: a place at a school, going to study, tools swapped, starting in any mood,
 #    departments, likings denied, family visits, divorce/wedding), a claim named and ended in one sentence is ended
+# 8: a word opening a sentence that only a name fits ("Margaux and I", "Jasper, who", "Eunice's grandson") is a
+#    name; "an assistant, Kemi" names the speaker's assistant
 
 
 @dataclass(frozen=True)

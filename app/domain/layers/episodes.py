@@ -32,7 +32,8 @@ from app.domain.layers.events import LayerEvent
 from app.domain.layers.text import capitalised_spans, content_words, numbers_in, split_sentences
 from app.domain.layers.timeparse import find_time_expressions
 
-EPISODES_VERSION = "episodes/2"  # 2: valleys decided with a bounded lookahead; closed summaries frozen
+EPISODES_VERSION = "episodes/3"  # 2: valleys decided with a bounded lookahead; closed summaries frozen
+# 3: a word opening a sentence that only a name fits ("Margaux and I") counts as a named thing (text.capitalised_spans)
 
 
 @dataclass(frozen=True)

@@ -50,12 +50,14 @@ from app.domain.layers.timeturns import DateThread
 # 2: lone capitalised ordinary words are not names (common_words); 3: time mentions' ranges are half-open
 # 4: Unicode names, titles ("Dr. Okafor"), stated aliases ("my husband Tom"), "your sister", "Tom's mother"
 # 5: one name said short and long ("Tallow", "Tallow Studio") is one entity; "Hartley's Pharmacy", "St. Brigid"
-LAYER_VERSION = "graph_extract/9"  # 6: named possessors, role and place nouns, house numbers, model numbers
+LAYER_VERSION = "graph_extract/10"  # 6: named possessors, role and place nouns, house numbers, model numbers
 # 7: a speaker's other names (self-introduction, being greeted), "X and her fiancé, Y", "a greyhound called Y",
 #    "my daughter Ada's ...", Latin capitals beyond Latin-1, "Oksana from Harbourline" is a firm; dates read
 #    with the conversation before them (timeparse/7)
 # 8: a name referred back to by its head noun ("the council" after "Kettleby Council": head_refs)
 # 9: a titled surname ("Mr Şahin") and initials ("MCS") are short forms of the one full name they fit
+# 10: a longer name's first words are a short form of it ("Corrib View" ... "Corrib View Hotel"); a name is a place
+#    (and keeps apart from what is named after it) only when most of its mentions are; assertions/8's names
 
 Encode = Callable[[list[str]], np.ndarray]
 

@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from app.domain.layers.aliases import short_forms
+from app.domain.layers.aliases import mostly_places, short_forms
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.graph_model import RawFact
 from app.domain.layers.text import _WORD_CASE_RE, COMMON_SHARE, NOT_NAMES, capitalised_spans, norm_name
@@ -50,8 +50,9 @@ def chain_facts(before: Sequence[RawFact], facts: list[RawFact]) -> list[RawFact
 def add_short_forms(facts: Sequence[RawFact]) -> None:
     """One name said short and long ("Tallow" ... "Tallow Studio") is one entity: the pair rides on
     the first fact that names the short form."""
-    pairs = short_forms([n for f in facts for n, kind in f.entities if kind != "concept"],
-                        frozenset(n for f in facts for n, kind in f.entities if kind == "place"))
+    said = Counter(n for f in facts for n, kind in f.entities if kind != "concept")
+    place = Counter(n for f in facts for n, kind in f.entities if kind == "place")
+    pairs = short_forms(list(said), mostly_places(place, said))
     for short, long_ in pairs:
         first = next((f for f in facts if any(n == short for n, _ in f.entities)), None)
         if first is not None:

@@ -21,7 +21,7 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from app.domain.layers.aliases import initials, short_forms
+from app.domain.layers.aliases import initials, mostly_places, short_forms
 from app.domain.layers.graph_model import ENTITY_MERGE_COSINE, Entity, RawFact, group_names
 from app.domain.layers.text import norm_name
 
@@ -38,7 +38,8 @@ class NameCounts:
     order: list[str] = field(default_factory=list)  # keys by first mention
     surface_first: dict[str, int] = field(default_factory=dict)  # surface -> index of the first fact naming it
     named: set[str] = field(default_factory=set)  # surfaces named other than as a concept
-    places: set[str] = field(default_factory=set)
+    places: Counter[str] = field(default_factory=Counter)  # surface -> mentions as a place
+    said: Counter[str] = field(default_factory=Counter)  # surface -> mentions other than as a concept
     stated: list[tuple[int, str, str]] = field(default_factory=list)  # (fact index, x, y)
     by_word: dict[str, set[str]] = field(default_factory=dict)  # first / last word, initials -> longer names
 
@@ -57,8 +58,10 @@ class NameCounts:
                             self.by_word.setdefault(toks[1], set()).add(name)
                         if letters := initials(name):
                             self.by_word.setdefault(letters, set()).add(name)
+                if kind != "concept":
+                    self.said[name] += 1
                 if kind == "place":
-                    self.places.add(name)
+                    self.places[name] += 1
                 k = norm_name(name)
                 if not k:
                     continue
@@ -171,7 +174,7 @@ class NameMerge:
         """The stated pairs and the short forms' (`add_short_forms`: each rides on the first fact
         naming the short form, after that fact's stated pairs), in fact order, normalised."""
         c = self.closed
-        named, places = c.named | tail.named, frozenset(c.places | tail.places)
+        named, places = c.named | tail.named, mostly_places(c.places + tail.places, c.said + tail.said)
         first = {**tail.surface_first, **c.surface_first}
         ordered: list[tuple[int, int, str, str, str]] = []
         for n, (i, x, y) in enumerate(c.stated + tail.stated):
@@ -180,7 +183,7 @@ class NameMerge:
         pairs: dict[tuple[str, str], None] = {}
         for w in words:  # a short form said alone ("Okoro", "MCS") or with a title ("Mr Okoro")
             longs = sorted(c.by_word.get(w, set()) | tail.by_word.get(w, set()))
-            if w in named or any(n.split()[-1] == w for n in longs):
+            if w in named or len(longs) > 1 or any(n.split()[-1] == w for n in longs):
                 pairs.update(dict.fromkeys(short_forms([w, *longs] if w in named else longs, places)))
         for short, long_ in pairs:
             ordered.append((first[short], 1, short, short, long_))

@@ -158,6 +158,17 @@ def _spans_cached(text: str, known: frozenset[str], common: frozenset[str], mode
     return _spans(text, known, common, models)
 
 
+# what only follows a person's name: "Margaux and I got engaged", "Jasper, who used to work there",
+# "Eunice's grandson set it up" (a word opening a sentence is a name then, though never seen mid-sentence)
+_NAMES_SOMEONE = re.compile(r"(?:\s+and\s+(?:I|me)\b|,\s+who\b|['’]s\s+(?:wife|husband|partner|boyfriend|girlfriend|fianc[ée]e?|"
+                            r"mum|mom|dad|mother|father|son|daughter|sister|brother|grandson|granddaughter|kids|children)\b)")
+
+
+def _names_someone(sent: str, span: str) -> bool:
+    at = sent.find(span)
+    return at >= 0 and _NAMES_SOMEONE.match(sent, at + len(span)) is not None
+
+
 def _spans(text: str, known: Container[str], common: Container[str], models: bool = False) -> tuple[str, ...]:
     out: list[str] = []
     for sent in split_sentences(text):
@@ -204,7 +215,7 @@ def _spans(text: str, known: Container[str], common: Container[str], models: boo
                 span = ""
             if span and title:
                 span, initial = f"{title} {span}", False
-            if span and (not initial or j - i > 1 or norm_name(span) in known):
+            if span and (not initial or j - i > 1 or norm_name(span) in known or _names_someone(sent, span)):
                 out.append(span)
             i = j
     return tuple(out)
