@@ -104,3 +104,26 @@ def test_figures_that_are_not_a_day_and_month():
 ])
 def test_tense_cues(text: str, surface: str, start: str) -> None:
     assert span(text, WED, surface)[0] == start
+
+
+def test_a_weekday_and_day_is_the_nearer_such_date_unless_the_tense_finds_one_close():
+    at = datetime(2025, 1, 20, 10, 30)  # a Monday
+    # told in the past, yet 6 February (a Thursday, 17 days on) is nearer than last June's Thursday the 6th
+    assert span("The agency sent over a brief for Thursday the 6th.", at, "Thursday the 6th")[0] == "2025-02-06"
+    # told in the past with one close behind: that one (Thursday 16 January)
+    assert span("We signed it on Thursday the 16th.", at, "on Thursday the 16th")[0] == "2025-01-16"
+
+
+def test_a_day_of_the_few_named_before_is_that_day():
+    at = datetime(2022, 6, 14, 20, 30)
+    turns = [("The regatta has moved to the 10th and 11th of September.", at),
+             ("I'm at a wedding on the 10th, sadly.", at.replace(minute=32)),
+             ("Could you do just the Sunday?", at.replace(minute=33))]
+    _, (_, second), (_, third) = resolve_turns(turns)
+    assert [(m.surface, m.range_start) for m in second] == [("on the 10th", "2022-09-10")]
+    assert [(m.surface, m.range_start) for m in third] == [("Sunday", "2022-09-11")]
+
+
+def test_an_ordinal_past_31_is_no_day():
+    found = [m.surface for m in resolve_time_expressions("Gran's party is the 80th, and the 31st is a Friday.", WED)]
+    assert found == ["the 31st"]

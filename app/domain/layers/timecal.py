@@ -148,6 +148,9 @@ def weekday_near(ref: date, wd: int) -> date:
     return ref + timedelta(days=ahead if ahead <= 3 else ahead - 7)
 
 
+WEEKDAY_DAY_REACH = 45  # days: how far a tense carries "Thursday the 6th" before the nearer one wins (fitted on dev)
+
+
 def weekday_the_nth(ref: date, wd: int, day: int, prefer: str) -> date | None:
     """The nearest day-of-month `day` falling on weekday `wd`: forward from `ref` unless `prefer` is past."""
     step = -1 if prefer == "past" else 1
@@ -219,10 +222,18 @@ def calendar_span(expr: str, base_day: date, prefer: str) -> tuple[date, date, d
                 d = date(y, mo, day)
             except ValueError:
                 return None
-        else:  # "Tuesday the 11th": the 11th that is a Tuesday, forward for a plan, else back
-            d = weekday_the_nth(base_day, wd, day, prefer)
-            if d is None:
-                return None
+        else:  # "Tuesday the 11th": the 11th that is a Tuesday; the tense's side if one falls within
+            # `WEEKDAY_DAY_REACH` days ("sent a brief for Thursday the 6th" told on 20 January is 6 February,
+            # not last June), else the nearer
+            sides = {"past": weekday_the_nth(base_day, wd, day, "past"), "future": weekday_the_nth(base_day, wd, day, "future")}
+            told = sides.get(prefer)
+            if told is not None and abs((told - base_day).days) <= WEEKDAY_DAY_REACH:
+                d = told
+            else:
+                found = [x for x in sides.values() if x is not None]
+                if not found:
+                    return None
+                d = min(found, key=lambda x: abs((x - base_day).days))
         return d, d, d + timedelta(days=1), "day", label(d, "day")
     m = re.fullmatch(rf"(?:(?i:your|the|my|our|their|his|her|this|that|{_SPAN_VERB}) )?({_MONTH_CAP})", text)
     if m:

@@ -65,13 +65,17 @@ class Discourse:
 
     def anchored(self, day: int) -> date | None:
         """A bare "the `day`th" that restates the date last named with its month ("the 22nd of November"
-        ... "The 22nd is a Saturday"): that date. Any other day number is read against the turn's own
+        ... "The 22nd is a Saturday"), the last day named, or a day of the few named ("the 10th and 11th of
+        September" ... "I'm away on the 10th"): that date. Any other day number is read against the turn's own
         time: on the labelled set, "until the 12th" said after "Saturday 13 December" meant the nearest
         12th as often as the month named before it."""
         if self.span is not None and self.span[1] - self.span[0] == timedelta(days=1) and self.span[0].day == day:
             return self.span[0]
         if self.last_day is not None and self.last_day.day == day:  # "Saturday the 28th" ... "the 28th then"
             return self.last_day
+        if self.stretch is not None:  # "the 10th and 11th of September" ... "on the 10th" (not "mid-June": a third)
+            s, e = self.stretch
+            return next((s + timedelta(days=k) for k in range((e - s).days) if (s + timedelta(days=k)).day == day), None)
         return None
 
 

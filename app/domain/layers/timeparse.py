@@ -72,7 +72,7 @@ from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, rela
 
 _YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
 
-LAYER_VERSION = "timeparse/8"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
+LAYER_VERSION = "timeparse/9"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
 # 4: "the 10th" before a function word ("till the 10th for work"), a month after for/to/from/till/before/after
 # 5: the forms of timeforms (decades, "the second Saturday in January", fortnights, "the Friday after next",
 #    recurring expressions dropped), "the weekend" by tense, more tense cues
@@ -88,6 +88,8 @@ LAYER_VERSION = "timeparse/8"  # 2: ranges are half-open [range_start, range_end
 #    it; "the weekend of the 22nd", "the last weekend of October", "the week of the 23rd", "14/04" (day first
 #    where it cannot be a month), "to September next year", "September's"; what is thanked for or exclaimed
 #    over is past; "brought forward to Friday" is ahead; an emoji ends a chat sentence
+# 9: "Thursday the 6th" is the tense's such date within 45 days, else the nearer one; a bare day inside the few
+#    days named before ("the 10th and 11th of September" ... "on the 10th") is that day; "the 80th" is no day
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
@@ -124,7 +126,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?:in|during|over|by|for|until)\s+(?:the\s+)?{_SEASON}\b(?!\s+(?:of\s+)?(?:(?:19|20)\d\d|['’]\d\d))", re.I), "relative"),
     (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+from\s+(?:now|today)\b", re.I), "relative"),
     # "the 10th" but not "the 10th floor" / "her 5th birthday": a word after it must be a function word
-    (re.compile(r"\b(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?!(?:for|to|and|or|at|in|on|until|till|through|"
+    (re.compile(r"\b(?:on\s+)?the\s+(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?!(?:for|to|and|or|at|in|on|until|till|through|"
                 r"with|but|so|because|when|if|then|we|I|you|he|she|they|it|is|was|instead|already|too)\b)[A-Za-z])", re.I), "relative"),
     (re.compile(rf"(?:(?<=\bby\s)|(?<=\buntil\s)|(?<=\btill\s)|(?<=\bfrom\s)|(?<=\bbefore\s)|(?<=\bafter\s)|(?<=\bsince\s)|\bon\s+)"
                 rf"the\s+{ORD_WORD_RE}\b(?!\s+(?:of\s+)?(?!(?:for|to|and|or|at|in|on|until|till|through|with|but|so|because|when|if|"
