@@ -154,6 +154,27 @@ def range_days(expr: str) -> tuple[int, int, int | None, bool] | None:
     return nums[0], nums[1], month, joined
 
 
+def named_before(out: list[M], explicit: bool = False, days_only: bool = True) -> date | None:
+    """The last day named earlier in the turn (`explicit`: one naming its month; not `days_only`: any
+    resolved mention, its representative day)."""
+    m = next((m for m in reversed(out) if m.resolved and m.date and (m.granularity == "day" or not days_only)
+              and (not explicit or is_explicit(m.surface))), None)
+    return date.fromisoformat(m.date) if m is not None and m.date else None
+
+
+def stretch_before(out: list[M]) -> date | None:
+    """The first day of the last day or few days named earlier in the turn ("the 28th to the 31st",
+    "the weekend of the 16th"): "the Monday" after it is the first Monday from it."""
+    m = next((m for m in reversed(out) if m.resolved and m.range_start and m.range_end and m.granularity in ("day", "week")
+              and (date.fromisoformat(m.range_end) - date.fromisoformat(m.range_start)).days <= 11), None)
+    return date.fromisoformat(m.range_start) if m is not None and m.range_start else None
+
+
+def weekday_from(ref: date, wd: int) -> date:
+    """The first weekday `wd` on or after `ref` ("the Monday" of a stretch starting on `ref`)."""
+    return ref + timedelta(days=(wd - ref.weekday()) % 7)
+
+
 def appositions(text: str, mentions: list[M]) -> list[M]:
     """A weekday next to a date that falls on it is that date: "the Sunday flight, October 13"."""
     out = list(mentions)

@@ -66,8 +66,8 @@ from app.domain.layers.timeforms import (
     year_part_span,
 )
 from app.domain.layers.timediscourse import (BEFORE_RE, NO_DISCOURSE, RANGE_RE, Discourse, before_span,
-                                             appositions, day_reference, is_explicit, is_range, range_days,
-                                             range_span)
+                                             appositions, day_reference, is_explicit, is_range, named_before, range_days,
+                                             range_span, stretch_before, weekday_from)
 from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, relative_weekend, year_span
 
 _YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
@@ -287,22 +287,6 @@ def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date,
     return d, s, e, gran
 
 
-def _named_before(out: list[TimeMention], explicit: bool = False, days_only: bool = True) -> date | None:
-    """The last day named earlier in the turn (`explicit`: one naming its month; not `days_only`: any
-    resolved mention, its representative day)."""
-    m = next((m for m in reversed(out) if m.resolved and m.date and (m.granularity == "day" or not days_only)
-              and (not explicit or is_explicit(m.surface))), None)
-    return date.fromisoformat(m.date) if m is not None and m.date else None
-
-
-def _stretch_before(out: list[TimeMention]) -> date | None:
-    """The first day of the last day or few days named earlier in the turn ("the 28th to the 31st",
-    "the weekend of the 16th"): "the Monday" after it is the first Monday from it."""
-    m = next((m for m in reversed(out) if m.resolved and m.range_start and m.range_end and m.granularity in ("day", "week")
-              and (date.fromisoformat(m.range_end) - date.fromisoformat(m.range_start)).days <= 11), None)
-    return date.fromisoformat(m.range_start) if m is not None and m.range_start else None
-
-
 def _nearest(surface: str, base: date):  # noqa: ANN202 (what _resolve_cached returns)
     """The reading, past or coming, whose span lies closer to `base` (0 when it holds it)."""
     got = [r for r in (_resolve_cached(surface, base, "past"), _resolve_cached(surface, base, "future")) if r is not None]
@@ -326,7 +310,7 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
             if anchor is None:
                 own = range_span(surface, base.date(), prefer, None)
                 anchor = day_reference(text[:s], own[0] if own else None, base.date(),
-                                       _named_before(out, explicit=True, days_only=False) or _named_before(out))
+                                       named_before(out, explicit=True, days_only=False) or named_before(out))
             rng = range_span(surface, base.date(), prefer, anchor)
             if rng is not None:
                 out.append(TimeMention(surface, s, e, "absolute", True, rng[0].isoformat(), rng[0].isoformat(),
@@ -343,9 +327,9 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
                                    (day + timedelta(days=1)).isoformat(), "day", label(day, "day")))
             continue
         if wd_only and re.search(r"(?i)\b(?:the|that)\s+$", text[max(0, s - 6):s]):
-            ref = _stretch_before(out) or (discourse.stretch[0] if discourse.stretch else discourse.last_day)
+            ref = stretch_before(out) or (discourse.stretch[0] if discourse.stretch else discourse.last_day)
             if ref is not None:
-                day = ref + timedelta(days=(weekday_num(wd_only.group(1)) - ref.weekday()) % 7)
+                day = weekday_from(ref, weekday_num(wd_only.group(1)))
                 out.append(TimeMention(surface, s, e, kind, True, day.isoformat(), day.isoformat(),
                                        (day + timedelta(days=1)).isoformat(), "day", label(day, "day")))
                 continue
@@ -371,12 +355,12 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
             if anchor is None and not since:
                 own = nth_day(base.date(), day, prefer)
                 anchor = day_reference(text[:s], own[0] if own else None, base.date(),
-                                       _named_before(out, explicit=True) or _named_before(out))
+                                       named_before(out, explicit=True) or named_before(out))
             res = nth_day(anchor or base.date(), day, "future" if anchor else prefer)
         elif re.fullmatch(FOLLOWING_RE, surface.strip(), re.I) or re.fullmatch(BEFORE_RE, surface.strip(), re.I):
             # "the following Saturday", "the Friday before": from the day named before it
             own = re.search(r"(?i)\b(?:before last|ago)$", surface.strip())  # counted from the day it is said
-            ref = base.date() if own else (_named_before(out) or discourse.last_day)
+            ref = base.date() if own else (named_before(out) or discourse.last_day)
             fl = None if ref is None else (following_span(surface, ref) or before_span(surface, ref))
             res = None if fl is None else (fl[0], fl[0], fl[1], fl[2])  # type: ignore[assignment]
         elif prefer == "nearest" or re.match(rf"(?i)(?:for\s+(?:the\s+)?{_SEASON}|from\s+{_MONTH_CAP})\b", surface):
