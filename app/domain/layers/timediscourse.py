@@ -92,12 +92,14 @@ NEAR_DAYS = 10
 _CARRIES_ON = re.compile(r"(?i)\b(?:back|home|return(?:s|ing)?|until|till|through|thru|then)\b[^.!?]{0,12}$")
 
 
-def day_reference(before: str, own: date | None, base: date, named: date | None) -> date | None:
+def day_reference(before: str, own: date | None, base: date, out: list[M], any_explicit: bool = False) -> date | None:
     """What a bare day number ("the 16th", "the 19th to the 21st") is counted from: None for its own
     reading `own` (the nearest such day in the turn's tense, from `base`); else a day, the number
-    being the first such day on or after it. `before` is the turn's words up to the number and `named`
-    the last day the turn named before it. Words that carry on from it ("back on the 2nd") count from it;
-    otherwise a day close to the turn is its own, and one further off is of `named`'s month."""
+    being the first such day on or after it. `before` is the turn's words up to the number and `out` the
+    mentions before it; the day they name last counts (one naming its month first; `any_explicit`: of any
+    length). Words that carry on from it ("back on the 2nd") count from it; otherwise a day close to the
+    turn is its own, and one further off is of that day's month."""
+    named = named_before(out, explicit=True, days_only=not any_explicit) or named_before(out)
     if named is None:
         return None
     if _CARRIES_ON.search(before):
@@ -162,12 +164,23 @@ def named_before(out: list[M], explicit: bool = False, days_only: bool = True) -
     return date.fromisoformat(m.date) if m is not None and m.date else None
 
 
+FEW_DAYS = 11  # the longest span a later mention leans on: a day, a stretch, a week, a third of a month
+
+
+def few_days(m: M) -> tuple[date, date] | None:
+    """[start, end) of a resolved mention of a day or a few days ("the 28th to the 31st", "the weekend of
+    the 16th", "next week"), else None."""
+    if not (m.resolved and m.range_start and m.range_end and m.granularity in ("day", "week")):
+        return None
+    span = (date.fromisoformat(m.range_start), date.fromisoformat(m.range_end))
+    return span if (span[1] - span[0]).days <= FEW_DAYS else None
+
+
 def stretch_before(out: list[M]) -> date | None:
-    """The first day of the last day or few days named earlier in the turn ("the 28th to the 31st",
-    "the weekend of the 16th"): "the Monday" after it is the first Monday from it."""
-    m = next((m for m in reversed(out) if m.resolved and m.range_start and m.range_end and m.granularity in ("day", "week")
-              and (date.fromisoformat(m.range_end) - date.fromisoformat(m.range_start)).days <= 11), None)
-    return date.fromisoformat(m.range_start) if m is not None and m.range_start else None
+    """The first day of the last day or few days named earlier in the turn: "the Monday" after it is the
+    first Monday from it."""
+    span = next((sp for sp in map(few_days, reversed(out)) if sp is not None), None)
+    return span[0] if span is not None else None
 
 
 def weekday_from(ref: date, wd: int) -> date:

@@ -66,8 +66,8 @@ from app.domain.layers.timeforms import (
     year_part_span,
 )
 from app.domain.layers.timediscourse import (BEFORE_RE, NO_DISCOURSE, RANGE_RE, Discourse, before_span,
-                                             appositions, day_reference, is_explicit, is_range, named_before, range_days,
-                                             range_span, stretch_before, weekday_from)
+                                             appositions, day_reference, is_range, named_before, range_days, range_span,
+                                             stretch_before, weekday_from)
 from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, relative_weekend, year_span
 
 _YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
@@ -307,11 +307,9 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
             first = range_days(surface)
             prefer = tense_around(text, s, e) or "future"
             anchor = discourse.anchored(first[0]) if first else None
-            if anchor is None:
-                own = range_span(surface, base.date(), prefer, None)
-                anchor = day_reference(text[:s], own[0] if own else None, base.date(),
-                                       named_before(out, explicit=True, days_only=False) or named_before(out))
-            rng = range_span(surface, base.date(), prefer, anchor)
+            own = None if anchor else range_span(surface, base.date(), prefer, None)  # its own reading
+            anchor = anchor or day_reference(text[:s], own[0] if own else None, base.date(), out, any_explicit=True)
+            rng = range_span(surface, base.date(), prefer, anchor) if anchor else own
             if rng is not None:
                 out.append(TimeMention(surface, s, e, "absolute", True, rng[0].isoformat(), rng[0].isoformat(),
                                        rng[1].isoformat(), "day", rng[2]))
@@ -352,11 +350,10 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
         if nth:  # "on August 10 and back on the 24th": the month of the day named before it
             day = int(nth.group(1))  # in the turn, a named date; else a restatement of the last one; else any day
             anchor = None if since else discourse.anchored(day)  # a restatement of the day last named
+            own = None if anchor else nth_day(base.date(), day, prefer)  # its own reading
             if anchor is None and not since:
-                own = nth_day(base.date(), day, prefer)
-                anchor = day_reference(text[:s], own[0] if own else None, base.date(),
-                                       named_before(out, explicit=True) or named_before(out))
-            res = nth_day(anchor or base.date(), day, "future" if anchor else prefer)
+                anchor = day_reference(text[:s], own[0] if own else None, base.date(), out)
+            res = nth_day(anchor, day, "future") if anchor else own
         elif re.fullmatch(FOLLOWING_RE, surface.strip(), re.I) or re.fullmatch(BEFORE_RE, surface.strip(), re.I):
             # "the following Saturday", "the Friday before": from the day named before it
             own = re.search(r"(?i)\b(?:before last|ago)$", surface.strip())  # counted from the day it is said

@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Hashable, Iterable, Sequence
 
-from app.domain.layers.timediscourse import NO_DISCOURSE, SITTING, Discourse, is_explicit
+from app.domain.layers.timediscourse import FEW_DAYS, NO_DISCOURSE, SITTING, Discourse, few_days, is_explicit
 from app.domain.layers.timeparse import TimeMention, resolve_time_expressions
 
 
@@ -82,11 +82,11 @@ class DateThread:
                 continue
             span = (date.fromisoformat(m.range_start), date.fromisoformat(m.range_end))
             one_day = m.granularity == "day" and span[1] - span[0] == timedelta(days=1)
-            if is_explicit(m.surface) and (span[1] - span[0]).days <= 11:  # a day, a stretch, a third of a month
+            if is_explicit(m.surface) and (span[1] - span[0]).days <= FEW_DAYS:  # a day, a stretch, a third of a month
                 self.anchor = (*span, at)
             if one_day:
                 self.last, self.stretch = (span[0], at), None
-            elif m.granularity in ("day", "week") and (span[1] - span[0]).days <= 11:
+            elif few_days(m) is not None:
                 self.stretch = (*span, at)
 
     def to_dict(self) -> dict:
