@@ -217,3 +217,96 @@ def test_counted_back_from_the_day_said(text, start):
 ])
 def test_states_are_not_pasts(text, start):
     assert one(text, WED_12_MAR_2025)[0] == start
+
+
+# ------------------------------------------------------------------ timeparse/10: general forms of chat and office talk
+
+
+@pytest.mark.parametrize("text, start, end", [
+    # month names in lower case, with the tense rules of capitalised ones
+    ("we're still doing interrail in july yes?", "2025-07-01", "2025-08-01"),
+    ("I'll have the draft done by september", "2025-09-01", "2025-10-01"),
+    ("ugh. august then?", "2025-08-01", "2025-09-01"),
+    ("august works. I'll book it", "2025-08-01", "2025-09-01"),
+    ("what about june?", "2025-06-01", "2025-07-01"),
+    ("we moved here in june", "2024-06-01", "2024-07-01"),  # told in the past: the latest June
+    ("the move is mid-october", "2025-10-11", "2025-10-21"),
+    # "may" and "march" only where they cannot be a modal or a verb
+    ("the lease ends in may", "2025-05-01", "2025-06-01"),
+    ("we're away from the 5th of may", "2025-05-05", "2025-05-06"),
+    ("see you may 5th!", "2025-05-05", "2025-05-06"),
+    ("it rained all through last march", "2024-03-01", "2024-04-01"),
+    # quarters: the calendar quarter's days; without a year, the coming one in a plan, the latest in a report
+    ("We're moving everything onto our own cluster in Q3.", "2025-07-01", "2025-10-01"),
+    ("Sales were up in Q4.", "2024-10-01", "2025-01-01"),
+    ("Then we hire a junior, Q4 at the latest.", "2025-10-01", "2026-01-01"),
+    ("The Q4 2024 numbers are in.", "2024-10-01", "2025-01-01"),
+    ("We aim to launch in Q1 next year.", "2026-01-01", "2026-04-01"),
+    ("The audit is in the third quarter of next year.", "2026-07-01", "2026-10-01"),
+    ("We'll open the second office in the third quarter.", "2025-07-01", "2025-10-01"),
+    ("We doubled our sign-ups last quarter.", "2024-10-01", "2025-01-01"),
+    # fixed-date holidays
+    ("I've been at the pharmacy since New Year.", "2025-01-01", "2025-01-02"),
+    ("She lands on the 21st of December and stays till New Year.", "2026-01-01", "2026-01-02"),
+    ("Saoirse and I got engaged on Paddy's Day!", "2024-03-17", "2024-03-18"),
+    ("An April Fools' Day concert? Fine by me.", "2025-04-01", "2025-04-02"),
+    ("The kids are trick-or-treating on Hallowe'en.", "2025-10-31", "2025-11-01"),
+    ("We'll have fireworks on Guy Fawkes Night.", "2025-11-05", "2025-11-06"),
+    # the days around a named holiday
+    ("Her flight home is now the day after Boxing Day.", "2025-12-27", "2025-12-28"),
+    ("The concert is the Saturday after Easter.", "2025-04-26", "2025-04-27"),
+    ("We went skiing the week before Christmas.", "2024-12-16", "2024-12-23"),
+    ("The party is the day before New Year's Eve.", "2025-12-30", "2025-12-31"),
+    # a bare season in a time context
+    ("Spring next year. They have April free.", "2026-03-01", "2026-06-01"),
+    ("Summer works for me.", "2025-06-01", "2025-09-01"),
+    ("Spring it is.", "2025-03-01", "2025-06-01"),
+    ("We met in the summer of last year.", "2024-06-01", "2024-09-01"),
+    # "this time next week": the same day a week on (one day)
+    ("I'll send the final invoice this time next week.", "2025-03-19", "2025-03-20"),
+    ("This time tomorrow I'll be in Rome.", "2025-03-13", "2025-03-14"),
+    ("This time last week we were snowed in.", "2025-03-05", "2025-03-06"),
+    ("This time last year we were still renting.", "2024-03-12", "2024-03-13"),
+])
+def test_general_forms_of_chat_and_office_talk(text, start, end):
+    got = [m for m in resolve_time_expressions(text, WED_12_MAR_2025) if m.resolved]
+    if text.startswith("She lands"):  # the 21st of December is a second expression here: take the holiday
+        got = [m for m in got if "New Year" in m.surface]
+    if text.startswith("Spring next year"):
+        got = got[:1]
+    assert [(m.range_start, m.range_end) for m in got] == [(start, end)]
+
+
+def test_a_month_in_lower_case_keeps_its_words_and_anchors_a_later_day():
+    (m,) = resolve_time_expressions("we're doing interrail in july yes?", WED_12_MAR_2025)
+    assert m.surface == "in july"
+    got = spans("the keys come on the 3rd of july and I move on the 5th", WED_12_MAR_2025)
+    assert got[-1] == ("on the 5th", "2025-07-05", "2025-07-06")
+
+
+@pytest.mark.parametrize("text", [
+    "This may take a while.",  # a modal
+    "It may rain, so we might march to the pub instead.",
+    "The last may be the best of them.",
+    "june said she'd call back.",  # a name written in lower case, not a choice of month
+    "I told him about june.",
+    "It was an august institution.",
+    "He drives an Audi Q3 now.",  # a model, not a quarter
+    "Q1: how do I add a user to my card?",  # a numbered question
+    "It's quarter past three.",
+    "We were trailing badly in the fourth quarter.",  # a game's quarter, told in the past
+    "He scored in the third quarter of the match.",
+    "Which quarter of the city do you live in?",
+    "Happy new year, everyone!",  # a greeting, not the day
+    "In the new year I'll look for a new job.",
+    "My New Year resolution is to run more.",
+    "There's a spring in his step.",  # a spring, not the season
+    "The spring works loose if you force it.",
+    "The day after the wedding we flew home.",  # an event this layer does not date
+])
+def test_words_of_these_forms_that_name_no_date(text):
+    assert [m for m in resolve_time_expressions(text, WED_12_MAR_2025) if m.resolved] == []
+
+
+def test_fall_as_a_verb_is_no_season():
+    assert spans("Prices fall next year, they say.", WED_12_MAR_2025) == [("next year", "2026-01-01", "2027-01-01")]

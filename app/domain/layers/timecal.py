@@ -35,13 +35,16 @@ _SEASON = r"(?:summer|winter|spring|fall|autumn)"
 _MONTH_CAP = MONTH_RE
 _ORD = ORD_RE
 _PART = r"early|mid|middle\s+of|late|end\s+of|beginning\s+of|start\s+of"
-# fixed-date holidays (month, day); Thanksgiving (US) is computed
+# fixed-date holidays (month, day); Thanksgiving (US) is computed; an apostrophe may be left out or curled
 _HOLIDAYS = {"christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25), "new year's eve": (12, 31),
-             "new years eve": (12, 31), "new year's day": (1, 1), "new years day": (1, 1), "halloween": (10, 31),
-             "valentine's day": (2, 14), "valentines day": (2, 14), "valentine's": (2, 14), "independence day": (7, 4),
-             "the fourth of july": (7, 4), "fourth of july": (7, 4), "thanksgiving": (11, 0), "boxing day": (12, 26), "bonfire night": (11, 5),
-             "st patrick's day": (3, 17), "st. patrick's day": (3, 17)}
-_HOLIDAY = "|".join(re.escape(h).replace("'", "['’]?") for h in sorted(_HOLIDAYS, key=len, reverse=True)) + "|" + EASTER_RE
+             "hogmanay": (12, 31), "new year's day": (1, 1), "new year": (1, 1), "halloween": (10, 31), "hallowe'en": (10, 31),
+             "valentine's day": (2, 14), "valentine's": (2, 14), "independence day": (7, 4), "april fools' day": (4, 1),
+             "april fool's day": (4, 1), "the fourth of july": (7, 4), "fourth of july": (7, 4), "thanksgiving": (11, 0),
+             "boxing day": (12, 26), "bonfire night": (11, 5), "guy fawkes night": (11, 5), "st patrick's day": (3, 17),
+             "st. patrick's day": (3, 17), "saint patrick's day": (3, 17), "st paddy's day": (3, 17), "paddy's day": (3, 17)}
+# "New Year" alone is the holiday only after a preposition ("since New Year"), not "Happy new year" (timewords)
+_HOLIDAY = "|".join(re.escape(h).replace("'", "['’]?") for h in sorted(_HOLIDAYS, key=len, reverse=True)
+                    if h != "new year") + "|" + EASTER_RE
 
 # words before a month that spend it: "spent August there", "all December"
 _SPAN_VERB = r"spent|spend|spending|all|whole|through|throughout|over|across|into"
@@ -288,10 +291,10 @@ def calendar_span(expr: str, base_day: date, prefer: str) -> tuple[date, date, d
     if m:
         s, e = season_span(int(m.group(2)), m.group(1))
         return s, s, e, "season", f"{m.group(1).lower()} {s.year}"
-    m = re.fullmatch(rf"(?:on )?({_HOLIDAY})(?: ((?:19|20)\d\d))?", text, re.I)
+    m = re.fullmatch(rf"(?:on )?({_HOLIDAY}|new year)(?: ((?:19|20)\d\d))?", text, re.I)
     if m:
         key = m.group(1).lower().replace("’", "'")
-        key = key if key in _HOLIDAYS else key.replace("new years", "new year's").replace("valentines", "valentine's")
+        key = next((k for k in _HOLIDAYS if re.fullmatch(re.escape(k).replace("'", "'?"), key)), key)
         mo, dd = _HOLIDAYS.get(key, (0, 0))
         if not mo and key not in EASTER_DAYS:
             return None

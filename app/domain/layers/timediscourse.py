@@ -53,7 +53,8 @@ RANGE_RE = (rf"\b(?:(?i:from|between)\s+)?(?i:the)\s+\d{{1,2}}{_SUF}\s*(?:(?i:to
             rf"|\b{MONTH_RE}\s+\d{{1,2}}{_SUF}?\s*(?:[-–]|\s(?i:to|till|until|through)\s)\s*\d{{1,2}}{_SUF}?\b(?!\s*[:.]\d)"
             rf"|\b\d{{1,2}}{_SUF}?\s*(?:[-–]|\s(?i:to|till|until|through)\s)\s*\d{{1,2}}{_SUF}?\s+(?i:of\s+)?{MONTH_RE}\b")
 
-_EXPLICIT = re.compile(rf"{MONTH_RE}|\b\d{{4}}-\d\d-\d\d\b|\b\d{{1,2}}/\d{{1,2}}\b")
+# in a mention's own words, a month's name is one however it is written ("the 3rd of july")
+_EXPLICIT = re.compile(rf"{MONTH_RE}|(?i:\b(?:{'|'.join(n.lower() for n in calendar.month_name if n)})\b)|\b\d{{4}}-\d\d-\d\d\b|\b\d{{1,2}}/\d{{1,2}}\b")
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,8 @@ def day_reference(before: str, own: date | None, base: date, out: list[M], any_e
 
 def is_explicit(surface: str) -> bool:
     """A mention that names its month ("December 14", "mid-April", "14/12"): one a later "the 16th" or
-    "the day before" leans on. "Saturday the 7th" or "the 28th" do not: their month was itself a guess."""
+    "the day before" leans on ("the 3rd of july" too, as chat writes it). "Saturday the 7th" or "the 28th" do
+    not: their month was itself a guess."""
     return _EXPLICIT.search(surface) is not None
 
 

@@ -116,7 +116,8 @@ SHIFTED_RE = (rf"\b(?:(?:on\s+)?the\s+{_REL}\s+(?:after\s+next|before\s+last)|{_
               rf"(?:(?:in|during|for|over|on|at)\s+)?the\s+week(?:end)?\s+of\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?{MONTH_RE})|"
               rf"(?:(?:in|during|for|over|on|at)\s+)?the\s+weekend\s+of\s+(?:(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_RE}|"
               rf"{MONTH_RE}\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\b)|"
-              r"(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\s+of\s+(?:this|next|last)\s+month)")
+              r"(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\s+of\s+(?:this|next|last)\s+month|"
+              r"this\s+time\s+(?:(?:next|last)\s+(?:week|month|year)|tomorrow|yesterday)\b)")
 # "the following Saturday", "the Saturday after", "the next day", "the following week": after the day
 # named before it in the same text (else the day it is said); "the night before last", "two Saturdays ago"
 FOLLOWING_RE = (rf"\b(?:(?:on\s+)?the\s+(?:following\s+(?:{_WD_NAMES}|day|morning|week|weekend)|next\s+(?:day|morning))\b|"
@@ -221,6 +222,14 @@ def shifted_span(expr: str, ref: date, prefer: str = "future") -> tuple[date, da
         wd = list(calendar.day_name).index((m.group(3) or m.group(4)).capitalize())
         weeks = (_count(m.group(1)) if m.group(1) else 1) * (2 if "fortnight" in (m.group(2) or m.group(5)) else 1)
         d = ref + timedelta(days=(wd - ref.weekday()) % 7 or 7) + timedelta(weeks=weeks)
+        return d, d + timedelta(days=1), "day"
+    m = re.fullmatch(r"this time (?:(next|last) (week|month|year)|(tomorrow|yesterday))", low)
+    if m:  # "this time next week": the same weekday a week on, one day; "this time last year": the date a year back
+        sign = -1 if (m.group(1) or m.group(3)) in ("last", "yesterday") else 1
+        unit = m.group(2) or "day"
+        y, mo = shift_month(ref.year, ref.month, sign * (12 if unit == "year" else 1))
+        d = ref + timedelta(days=sign * (7 if unit == "week" else 1)) if unit in ("week", "day") else \
+            date(y, mo, min(ref.day, calendar.monthrange(y, mo)[1]))
         return d, d + timedelta(days=1), "day"
     m = re.fullmatch(r"(a|one|two) (weeks?|fortnights?) (?:from )?(today|tomorrow)", low)
     if m:  # "a week today", "a week from tomorrow", "a fortnight today"
@@ -335,12 +344,30 @@ def numbers_to_digits(text: str) -> str:
 
 def full_years(text: str, ref: date) -> str:
     """"the summer of '69" -> "the summer of 1969": the latest such year not after `ref`'s;
-    "14 June next year" -> "14 June 2026"."""
+    "14 June next year" -> "14 June 2026", "spring next year" -> "spring 2026", "Q1 next year" -> "Q1 2026"."""
     def sub(m: re.Match[str]) -> str:
         yy = int(m.group(1))
         return str(2000 + yy if 2000 + yy <= ref.year else 1900 + yy)
     text = re.sub(r"['’](\d\d)\b(?!s)", sub, text)
     rel = re.search(r"\s+(next|last|this)\s+year$", text, re.I)
-    if rel and re.search(MONTH_RE, text):
+    if rel and (re.search(MONTH_RE, text) or re.search(r"(?i)\b(?:spring|summer|autumn|fall|winter|quarter)\b|\bQ[1-4]\b", text)):
         text = text[:rel.start()] + f" {ref.year + {'next': 1, 'last': -1}.get(rel.group(1).lower(), 0)}"
     return text
+
+
+def granularity(expr: str) -> str:
+    """"day", "week", "month" or "year": how much of the calendar a form dateparser reads names."""
+    low = expr.lower()
+    if re.search(r"\bweeks?\b", low) and "weekend" not in low:
+        return "week"
+    if re.search(r"\bmonths?\b", low):
+        return "month"
+    if re.search(r"\byears?\b", low):
+        return "year"
+    if re.fullmatch(r"(?:in|since|back in|during|by|until|of)\s+(19|20)\d\d", low):
+        return "year"
+    has_month = re.search(MONTH_RE, expr) is not None
+    has_day = re.search(r"\b\d{1,2}(st|nd|rd|th)?\b", re.sub(r"(19|20)\d\d", "", expr)) is not None
+    if has_month and not has_day:
+        return "month"
+    return "day"

@@ -12,7 +12,8 @@ query shares (`app.domain.timeexpr`). Each resolution carries its granularity an
 it covers ("last month" is the whole month, not one day), half-open like every span there:
 [range_start, range_end), so "May 2023" is 2023-05-01 .. 2023-06-01. The calendar forms live in
 `timecal` (parts of a month, holidays, the tense) and `timeforms` (decades, "the second Saturday in
-January", fortnights, "the Friday after next", recurring expressions, which name no one day and are dropped).
+January", fortnights, "the Friday after next", recurring expressions, which name no one day and are dropped),
+and `timewords` (the talk of chat and offices: "in july", "in Q3", "the day after Boxing Day", "Spring it is").
 """
 from __future__ import annotations
 
@@ -59,6 +60,7 @@ from app.domain.layers.timeforms import (
     following_span,
     fortnights_to_weeks,
     full_years,
+    granularity,
     numbers_to_digits,
     nth_weekday,
     ordinals_to_digits,
@@ -68,11 +70,12 @@ from app.domain.layers.timeforms import (
 from app.domain.layers.timediscourse import (BEFORE_RE, NO_DISCOURSE, RANGE_RE, Discourse, before_span,
                                              appositions, day_reference, is_range, named_before, range_days, range_span,
                                              stretch_before, weekday_from)
+from app.domain.layers.timewords import LOWER_ALONE_RE, WORD_PATTERNS, cap_months, told_as_past, word_span
 from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, relative_weekend, year_span
 
 _YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
 
-LAYER_VERSION = "timeparse/9"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
+LAYER_VERSION = "timeparse/10"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
 # 4: "the 10th" before a function word ("till the 10th for work"), a month after for/to/from/till/before/after
 # 5: the forms of timeforms (decades, "the second Saturday in January", fortnights, "the Friday after next",
 #    recurring expressions dropped), "the weekend" by tense, more tense cues
@@ -90,11 +93,14 @@ LAYER_VERSION = "timeparse/9"  # 2: ranges are half-open [range_start, range_end
 #    over is past; "brought forward to Friday" is ahead; an emoji ends a chat sentence
 # 9: "Thursday the 6th" is the tense's such date within 45 days, else the nearer one; a bare day inside the few
 #    days named before ("the 10th and 11th of September" ... "on the 10th") is that day; "the 80th" is no day
+# 10: month names in lower case ("in july"), quarters ("in Q3"), "New Year", "Paddy's Day", "April Fools' Day", "the day
+#     after Boxing Day", "Spring next year", "summer works for me", "this time next week" (timewords, timeforms)
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(RANGE_RE), "range"),
+    *[(re.compile(rx, flags), kind) for rx, kind, flags, _ in WORD_PATTERNS],  # quarters, "the day after Boxing Day", ...
     (re.compile(NTH_WEEKDAY_RE, re.I), "relative"),
     (re.compile(SHIFTED_RE, re.I), "relative"),
     (re.compile(FOLLOWING_RE, re.I), "relative"),
@@ -168,54 +174,41 @@ class TimeMention:
 
 # A pattern whose needle a text lacks cannot match it; the needles are cheap, the patterns are not.
 _UNIT_WORD = re.compile(r"(?:day|week|fortnight|month|year)s?\b", re.I)
-_NEEDLES: dict[str, re.Pattern[str]] = {
-    NTH_WEEKDAY_RE: re.compile(r"day\s+(?:in|of)\b", re.I),
-    SHIFTED_RE: re.compile(r"week|fortnight|month|after\s+next|before\s+last|year|(?:summer|winter|spring|fall|autumn)s", re.I),
-    FOLLOWING_RE: re.compile(r"following|next\s+(?:day|morning)|before\s+last|\bago\b|\bafter\b", re.I),
-    YEAR_PART_RE: re.compile(r"(?:19|20)\d\d|\byear\b", re.I),
-    RECURRING_RE: re.compile(r"every|days\b|day\s+(?:morning|afternoon|evening|night)s", re.I),
-    DAY_WORD_RE: re.compile(r"(?:first|second|third|[a-z]th)\b", re.I),
-    DECADE_RE: re.compile(r"\d0['’]?s\b|ties\b|noughties|aughts", re.I),
-    RANGE_RE: re.compile(r"\d\s*(?:st|nd|rd|th)?\s*(?:[-–]|\s(?:to|till|until|through|thru|and)\s)", re.I),
-    BEFORE_RE: re.compile(r"\b(?:before|after)\b", re.I),
+_NEEDLES: dict[str, re.Pattern[str]] = {  # read in the text in lower case (quicker than re.I)
+    NTH_WEEKDAY_RE: re.compile(r"day\s+(?:in|of)\b"),
+    SHIFTED_RE: re.compile(r"week|fortnight|month|after\s+next|before\s+last|year|(?:summer|winter|spring|fall|autumn)s|this\s+time"),
+    FOLLOWING_RE: re.compile(r"following|next\s+(?:day|morning)|before\s+last|\bago\b|\bafter\b"),
+    YEAR_PART_RE: re.compile(r"(?:19|20)\d\d|\byear\b"),
+    RECURRING_RE: re.compile(r"every|days\b|day\s+(?:morning|afternoon|evening|night)s"),
+    DAY_WORD_RE: re.compile(r"(?:first|second|third|[a-z]th)\b"),
+    DECADE_RE: re.compile(r"\d0['’]?s\b|ties\b|noughties|aughts"),
+    RANGE_RE: re.compile(r"\d\s*(?:st|nd|rd|th)?\s*(?:[-–]|\s(?:to|till|until|through|thru|and)\s)"),
+    BEFORE_RE: re.compile(r"\b(?:before|after)\b"),
 }
-_NEEDLES.update({rx.pattern: re.compile("weekend", re.I) for rx, _ in _PATTERNS
+_NEEDLES.update({rx: re.compile(needle) for rx, _, _, needle in WORD_PATTERNS})
+_NEEDLES.update({rx.pattern: re.compile("weekend") for rx, _ in _PATTERNS
                  if "the\\s+weekend" in rx.pattern and rx.pattern not in _NEEDLES})
 
 
 def find_time_expressions(text: str) -> list[tuple[int, int, str, str]]:
-    """(start, end, surface, kind) for every time expression, non-overlapping, in text order."""
+    """(start, end, surface, kind) for every time expression, non-overlapping, in text order. A month in lower
+    case ("in july") is read as if capitalised (`cap_months`); the surface is as written."""
     taken: list[tuple[int, int, str, str]] = []
+    raw, text = text, cap_months(text)
+    low = text.lower()
     has_unit = _UNIT_WORD.search(text) is not None
     has_month = _MONTH_WORD.search(text) is not None
     for rx, kind in _PATTERNS:
         needle = _NEEDLES.get(rx.pattern)
-        if (needle is not None and not needle.search(text)) or (not has_unit and rx.pattern in _UNIT_PATTERNS) \
+        if (needle is not None and not needle.search(low)) or (not has_unit and rx.pattern in _UNIT_PATTERNS) \
                 or (not has_month and rx.pattern in _MONTH_PATTERNS):
             continue
-        for m in rx.finditer(text):
+        for m in rx.finditer(raw if rx.pattern == LOWER_ALONE_RE else text):  # "august works." as written
             s, e = m.span()
             if any(s < te and ts < e for ts, te, _, _ in taken) or (kind == "range" and not is_range(m.group(0))):
                 continue
-            taken.append((s, e, m.group(0), kind))
+            taken.append((s, e, raw[s:e], kind))
     return sorted(taken)
-
-
-def _granularity(expr: str) -> Granularity:
-    low = expr.lower()
-    if re.search(r"\bweeks?\b", low) and "weekend" not in low:
-        return "week"
-    if re.search(r"\bmonths?\b", low):
-        return "month"
-    if re.search(r"\byears?\b", low):
-        return "year"
-    if re.fullmatch(r"(?:in|since|back in|during|by|until|of)\s+(19|20)\d\d", low):
-        return "year"
-    has_month = re.search(_MONTH_CAP, expr) is not None
-    has_day = re.search(r"\b\d{1,2}(st|nd|rd|th)?\b", re.sub(r"(19|20)\d\d", "", expr)) is not None
-    if has_month and not has_day:
-        return "month"
-    return "day"
 
 
 @lru_cache(maxsize=32768)
@@ -235,7 +228,7 @@ def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date,
     expr = full_years(fortnights_to_weeks(ordinals_to_digits(numbers_to_digits(expr))), base_day)
     expr = re.sub(rf"({_MONTH_CAP})\s+the\s+(?=\d)", r"\1 ", expr)  # "March the 22nd"
     expr = re.sub(rf"^((?:on\s+)?{_WD})\s+(?:night|morning|afternoon|evening|lunchtime)$", r"\1", expr.strip(), flags=re.I)
-    cal = calendar_span(expr, base_day, prefer)
+    cal = word_span(expr, base_day, prefer) or calendar_span(expr, base_day, prefer)
     if cal is not None:
         return cal
     low = re.sub(r"\s+", " ", expr.lower().strip())
@@ -269,7 +262,7 @@ def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date,
     text = re.sub(r"^(\d{1,2})(st|nd|rd|th)\s+of\s+", r"\1 ", text)
     text = re.sub(r"\b(this (morning|afternoon|evening))\b", "today", text, flags=re.I)
     text = re.sub(r"\b(Mon|Tues?|Wed|Thur?s?|Fri|Sat)\b\.?", lambda m: _WD_FULL[m.group(1)[:3].lower()], text)
-    gran = _granularity(expr)
+    gran = granularity(expr)
     settings = {
         "RELATIVE_BASE": datetime.combine(base_day, datetime.min.time()).replace(hour=12),
         "PREFER_DATES_FROM": prefer,
@@ -300,9 +293,12 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
     """Every time expression in `text` with its absolute date(s) relative to `base` (event time), and
     to what earlier turns settled (`discourse`; `resolve_turns` threads it through a conversation)."""
     out: list[TimeMention] = []
-    for s, e, surface, kind in find_time_expressions(text):
-        if kind == "recurring":  # "every other Sunday", "on Thursdays": no one day to store
-            continue
+    raw, text = text, cap_months(text)  # "in july" is read as "in July"; the mentions keep the words as written
+    for s, e, _, kind in find_time_expressions(raw):
+        surface = text[s:e]
+        if kind == "recurring" or (kind == "unless past" and told_as_past(text, s, e)):
+            continue  # "every other Sunday", "on Thursdays": no one day to store; "a dunk in the fourth quarter"
+        kind = "relative" if kind == "unless past" else kind
         if kind == "range":
             first = range_days(surface)
             prefer = tense_around(text, s, e) or "future"
@@ -379,7 +375,8 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
         else:
             said = label(d if gran == "day" else rs, gran)
         out.append(TimeMention(surface, s, e, kind, True, d.isoformat(), rs.isoformat(), re_.isoformat(), gran, said))
-    return appositions(text, out)
+    out = appositions(text, out)
+    return out if raw == text else [replace(m, surface=raw[m.start:m.end]) for m in out]
 
 
 def resolution_stats(mentions: Iterable[TimeMention]) -> dict[str, float]:
