@@ -5,7 +5,7 @@ street ("14 Wren Row" is "Wren Row"), a product line with its model number ("iPh
 Sentences made up for these tests."""
 from __future__ import annotations
 
-from app.domain.layers.aliases import kin_names, stated_aliases
+from app.domain.layers.aliases import kin_names, kin_said, stated_aliases
 from app.domain.layers.extractors import choose_extractor
 from app.domain.layers.text import capitalised_spans
 from tests.unit.layers_generalise_support import events
@@ -85,3 +85,15 @@ def test_a_kinship_word_said_as_a_name_is_the_speakers() -> None:
     assert kin_names("Mum says hi.", "") == []
     cl = clusters(("Søren", "My mum hates it here."), ("Adaeze", "Oh no."), ("Søren", "Mum wanted us back home."))
     assert joined(cl, "Søren's mum", "Mum")
+
+
+def test_a_kinship_word_two_speakers_say_is_nobodys() -> None:
+    assert kin_said("Mum rang. Ask Dad, and Mum again.") == ["mum", "dad"]
+    assert kin_names("Mum rang.", "Ben", {"mum": "Ana"}) == []  # Ana said it first: it is hers
+    assert kin_names("Mum rang.", "Ana", {"mum": "Ana"}) == [("Ana's mum", "Mum")]
+    # two friends' mothers are two people: only the first to say "Mum" is tied to the word, and the two
+    # mothers stay apart
+    cl = clusters(("Ana", "My mum is visiting."), ("Ben", "So is my mum!"),
+                  ("Ana", "Mum wants to see the harbour."), ("Ben", "Mum just wants to sleep."))
+    assert not joined(cl, "Ana's mum", "Ben's mum")
+    assert joined(cl, "Ana's mum", "Mum") and not joined(cl, "Ben's mum", "Mum")

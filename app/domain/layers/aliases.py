@@ -4,9 +4,9 @@ name is Rex", and "your sister Leah" said to Maya ("Maya's sister"). Pure, no I/
 """
 from __future__ import annotations
 
-from collections import Counter
-
 import re
+from collections import Counter
+from collections.abc import Mapping
 
 from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, TITLES
 
@@ -112,13 +112,21 @@ _KIN_NAME = re.compile(r"(?<![\w'’])(?<!my\s)(?<!My\s)(?<!our\s)(?<!Our\s)(?<!
                        r"(?![\w\-])(?!\s+(?:and\s+)?[A-Z])")
 
 
-def kin_names(text: str, speaker: str) -> list[tuple[str, str]]:
+def kin_said(text: str) -> list[str]:
+    """The kinship words (lower case) the text says as a name ("Mum's coming Friday", "ask Dad")."""
+    return list(dict.fromkeys(m.group("kin").lower() for m in _KIN_NAME.finditer(text)))
+
+
+def kin_names(text: str, speaker: str, owners: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
     """("<speaker>'s mum", "Mum") for each kinship word the text says as a name: a capitalised "Mum", "Dad",
     "Gran" with no possessive before it and no name after it ("Mum Jones", "Gran Ellis" are someone's name),
-    said by `speaker`, is the speaker's mum, dad, gran."""
+    said by `speaker`, is the speaker's mum, dad, gran. `owners` (kin word -> the first speaker who said it
+    as a name, `kin_said`): a word another speaker said first is left alone ("Mum" from two friends is two
+    mothers; only the first is tied to the word)."""
     if not speaker:
         return []
-    return list(dict.fromkeys((f"{speaker}'s {m.group('kin').lower()}", m.group("kin")) for m in _KIN_NAME.finditer(text)))
+    return list(dict.fromkeys((f"{speaker}'s {m.group('kin').lower()}", m.group("kin")) for m in _KIN_NAME.finditer(text)
+                              if owners is None or owners.get(m.group("kin").lower(), speaker) == speaker))
 
 
 # A speaker naming themself ("Hi, it's Oluwaseun Barker in claims", "Morning Seun, Tadek from the service

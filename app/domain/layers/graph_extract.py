@@ -24,7 +24,7 @@ from typing import Callable, Container, Protocol, Sequence
 import numpy as np
 
 from app.domain.layers.aliases import (NAMED_POSS_RE, RELATIONS, YOUR_REL_RE, kin_names, nickname_calls, relation,
-                                       speaker_aliases, stated_aliases)
+                                       kin_said, speaker_aliases, stated_aliases)
 from app.domain.layers.head_refs import HeadIndex, head_references, opening_short_names
 from app.domain.layers.consolidation import Episode, segment_episodes
 from app.domain.layers.events import LayerEvent, in_time_order
@@ -226,6 +226,7 @@ class RuleExtractor:
         self._concepts: Container[str] = frozenset()
         self._common: Container[str] = frozenset()
         self._speakers: list[str] = []
+        self._kin_owner: dict[str, str] = {}  # kin word said as a name -> the first speaker who did (aliases)
         self._heads = HeadIndex()  # the known names by their last word ("the council": "Kettleby Council")
 
     def common_words(self, events: Sequence[LayerEvent]) -> frozenset[str]:
@@ -264,6 +265,10 @@ class RuleExtractor:
         self._concepts = concepts if concepts is not None else self.recurring_concepts(evs)
         speaker_keys = {norm_name(e.speaker) for e in evs if e.speaker}
         self._speakers = list(dict.fromkeys(e.speaker for e in evs if e.speaker))
+        self._kin_owner = {}
+        for e in evs:
+            for k in kin_said(e.content) if e.speaker else ():
+                self._kin_owner.setdefault(k, e.speaker)
         out: list[RawFact] = []
         dates = DateThread()  # what the turns before each one said about dates
         for ev in evs:
@@ -350,7 +355,7 @@ class RuleExtractor:
             if len(parts) == 2 and parts[0].rstrip(".").lower() in TITLES:
                 ents.append((parts[1], "person"))
                 same_as.append((s, parts[1]))
-        for form, name in stated_aliases(clause, ev.speaker, addressee) + kin_names(clause, ev.speaker):
+        for form, name in stated_aliases(clause, ev.speaker, addressee) + kin_names(clause, ev.speaker, self._kin_owner):
             if norm_name(name) in speaker_keys and norm_name(form).split("'")[0] == norm_name(name):
                 continue
             if norm_name(name) not in {norm_name(n) for n, _ in ents}:
