@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from app.domain.layers.aliases import speaker_aliases, stated_aliases
+from app.domain.layers.aliases import nickname_calls, speaker_aliases, stated_aliases
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.extractors import choose_extractor
 from app.domain.layers.graph_extract import RuleExtractor
@@ -96,3 +96,29 @@ def test_graph_dates_read_with_the_turns_before_them_also_across_builds():
     again = FactFold.from_dict(state, lambda ids: [e for e in evs if e.id in ids], RuleExtractor())
     again.add(evs[2])
     assert [fact_to_dict(f) for f in again.facts()] == [fact_to_dict(f) for f in one]
+
+
+# graph_extract/11: a speaker called by the start of their first name
+@pytest.mark.parametrize("text, speaker, speakers, found", [
+    ("Rhi! Your name popped up in my photos.", "Kofi", ["Kofi", "Rhiannon"], [("Rhiannon", "Rhi")]),
+    ("Zof, don't be mad.", "Callum", ["Callum", "Zofia"], [("Zofia", "Zof")]),
+    ("Oh Mags. So sorry.", "Pat", ["Pat", "Margaret", "Lin"], []),  # not the start of the name
+    ("Love you Kat. Call me?", "Ben", ["Ben", "Katarzyna", "Ola"], [("Katarzyna", "Kat")]),
+    ("Thanks, Rhi.", "Kofi", ["Kofi", "Rhiannon"], [("Rhiannon", "Rhi")]),
+    ("Sam! Over here.", "Jo", ["Jo", "Samira", "Samuel"], []),  # opens two speakers' names
+    ("Ana! Good to see you.", "Jo", ["Jo", "Anastasia Ruiz"], [("Anastasia Ruiz", "Ana")]),
+    ("Ana! Good to see you.", "Jo", ["Jo", "Ana"], []),  # the whole name, not a nickname
+    ("Rhi said she'd come.", "Kofi", ["Kofi", "Rhiannon"], []),  # spoken of, not to
+    ("Kof, you there?", "Kofi", ["Kofi", "Rhiannon"], []),  # the speaker's own name
+    ("Yes. See you then.", "Kofi", ["Kofi", "Rhiannon"], []),
+])
+def test_a_speaker_called_by_the_start_of_their_name(text, speaker, speakers, found):
+    assert nickname_calls(text, speaker, speakers) == found
+
+
+def test_the_graph_joins_a_speaker_with_a_nickname_they_are_called_by():
+    cl = clusters(log(("Kofi", "Rhi! It's been nearly a year. How's life after Tessellate?"),
+                      ("Rhiannon", "Kofi!! Honestly, great. I'm at Larkspur now.")))
+    assert any({"Rhiannon", "Rhi"} <= c for c in cl)
+    cl = clusters(log(("Kofi", "Rhi said she'd come to Tessellate."), ("Rhiannon", "Did I?")))
+    assert not any({"Rhiannon", "Rhi"} <= c for c in cl)

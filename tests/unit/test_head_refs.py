@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.graph_extract import RuleExtractor
-from app.domain.layers.head_refs import HeadIndex, head_references
+from app.domain.layers.head_refs import HeadIndex, head_references, opening_short_names
 
 KNOWN = {"kettleby council", "eastgate hall", "memorial hall", "harriet", "kingsway surgery"}
 
@@ -56,3 +56,30 @@ def test_only_the_heads_of_institution_and_place_names_and_no_heading():
     assert head_references("I told the company.", known, common={"current"}) == []  # "Current Company": a heading
     assert head_references("We loved the festival.", known, common={"current"}) == [
         ("festival", "montserrat film festival")]
+
+
+# graph_extract/11: a sentence's first word that opens one known longer name is that name said short
+def test_a_sentence_opening_with_the_first_word_of_one_known_name():
+    known = {"ostrander hotel", "ana sousa", "harriet"}
+    assert opening_short_names("Ostrander never paid. Ana just rang.", known) == ["Ostrander", "Ana"]
+    assert opening_short_names("Ostrander's invoice is late.", known) == ["Ostrander"]
+
+
+def test_no_short_name_where_the_word_is_ordinary_ambiguous_or_starts_a_run():
+    known = {"grand hotel", "grand canyon", "park lane", "ana sousa"}
+    assert opening_short_names("Grand, thanks.", known) == []  # opens two known names
+    assert opening_short_names("Park here if you like.", known, common={"park"}) == []  # written in lower case
+    assert opening_short_names("Ana Sousa rang.", known) == []  # a name of its own
+    assert opening_short_names("We saw Ana yesterday.", known) == []  # not a sentence's first word
+    assert opening_short_names("Ana rang.", known, taken={"ana"}) == []  # already a name of the clause
+    assert opening_short_names("The hotel rang.", {"the hotel group"}) == []  # a stop word
+
+
+def test_the_graph_joins_a_name_with_its_first_word_opening_a_sentence():
+    frag = RuleExtractor().extract(_events([
+        ("Noor", "Kite & Key sent a brief for the Ostrander Hotel reopening."),
+        ("Sam", "Nice. Send me the dates."),
+        ("Noor", "Ostrander still owe us for March though."),
+    ]))
+    forms = [{e.name, *e.aliases} for e in frag.entities]
+    assert any({"Ostrander", "Ostrander Hotel"} <= f for f in forms)

@@ -4,9 +4,9 @@ name is Rex", and "your sister Leah" said to Maya ("Maya's sister"). Pure, no I/
 """
 from __future__ import annotations
 
-from collections import Counter
-
 import re
+from collections import Counter
+from collections.abc import Mapping
 
 from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, TITLES
 
@@ -22,7 +22,7 @@ RELATIONS = (
     r"hairdresser|barber|instructor|carer|midwife|consultant|surgeon|optician|teacher|"
     r"university|uni|college|employer|company|firm|gym|choir|band|church|"
     r"wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|mom|mum|mother|dad|father|sister|brother|son|"
-    r"daughter|kids|children|friends?|best friend|boss|roommate|grandma|grandpa|grandmother|grandfather|"
+    r"daughter|kids|children|friends?|best friend|mate|boss|roommate|grandma|grandpa|grandmother|grandfather|"
     r"aunt|uncle|cousin|niece|nephew|parents|family|dog|cat|puppy|kitten|pets?|"
     r"terrier|spaniel|labrador|retriever|collie|beagle|poodle|greyhound|whippet|lurcher|pug|husky|corgi|dachshund|"
     r"rabbit|bunny|hamster|guinea\s+pig|parrot|budgie|tortoise|horse|pony|"
@@ -37,7 +37,8 @@ _MODS = r"(?:(?:little|older|younger|new|oldest|youngest|big|baby|twin|step|late
 # capitals and small letters of the Latin alphabets ("Şahin", "Łukasz", "Đặng"), not only Latin-1's
 _UP = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isupper())
 _LOW = "a-z" + "".join(c for c in map(chr, range(0xDF, 0x250)) if c.islower())
-_NAME_ANY = rf"(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?[{_UP}][\w\-]*\b(?:\s+[{_UP}][\w\-]*\b)?)"
+_PARTICLE = r"(?:de|van|von|da|di|du|del|der|den|le|la|ter|ten)"  # "Anouk de Vries", "Ludwig van der Berg"
+_NAME_ANY = rf"(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?[{_UP}][\w\-]*\b(?:\s+(?:{_PARTICLE}\s+){{0,2}}[{_UP}][\w\-]*\b)?)"
 _NAME = _NAME_ANY + r"(?!['’]s\b)"  # "my sister is Mirela's age": no alias
 _OWNER = rf"(?P<owner>[{_UP}][{_LOW}]{{2,}})"
 _ALIAS_RES = [
@@ -52,6 +53,9 @@ _ALIAS_RES = [
     # someone of a named person's: "Astrid's sister Karin", "Karin, Astrid's sister", "Astrid's sister is Karin"
     re.compile(rf"(?<![\w'’]){_OWNER}['’]s\s+{_MODS}(?P<rel>{RELATIONS})\s*,?\s+(?:(?:is\s+)?(?:named|called)\s+|is\s+)?{_NAME}"),
     re.compile(rf"{_NAME}\s*(?:,\s*|\s+(?:is|was)\s+){_OWNER}['’]s\s+{_MODS}(?P<rel>{RELATIONS})\b"),
+    # the speaker as someone of a named person's: "I'm Matěj's mum", "this is Teo's dad"
+    re.compile(rf"(?<![\w'’])(?:I'm|I’m|I\s+am|[Ii]t's\s+me,?|[Tt]his\s+is)\s+"
+               rf"{_OWNER}['’]s\s+{_MODS}(?P<rel>{RELATIONS})\b(?!['’]s)(?P<me>)"),
     # "with Inês and her fiancé, Duarte": her / his is the person just named
     re.compile(rf"(?<![\w'’]){_OWNER}(?:\s+[{_UP}][\w\-]*)?\s+(?:and|with)\s+(?:her|his)\s+{_MODS}(?P<rel>{RELATIONS})\s*,?\s+"
                rf"(?:(?:named|called)\s+)?{_NAME}"),
@@ -85,7 +89,9 @@ def stated_aliases(text: str, speaker: str, addressee: str | None) -> list[tuple
     for rx in _ALIAS_RES:
         for m in rx.finditer(text):
             gd = m.groupdict()
-            poss, name = (gd.get("poss") or "").lower(), m.group("name")
+            poss, name = (gd.get("poss") or "").lower(), speaker if gd.get("me") is not None else m.group("name")
+            if not name:
+                continue
             first = re.sub(r"^(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+", "", name).split()[0]  # "Mr Osei": Osei
             if first.lower() in NOT_NAMES or first.lower() in CALENDAR_WORDS or first.lower() in _ALIAS_NOT:
                 continue
@@ -96,6 +102,31 @@ def stated_aliases(text: str, speaker: str, addressee: str | None) -> list[tuple
                 continue
             out.append((f"{owner}'s {relation(m.group('rel'))}", name))
     return out
+
+
+# a kinship word said as a name ("Mum's coming Friday", "ask Dad"): the speaker's own, when no possessive
+# comes before it ("my Mum", "Tom's Dad", "your Gran" are read as relations above)
+_KIN_NAME = re.compile(r"(?<![\w'’])(?<!my\s)(?<!My\s)(?<!our\s)(?<!Our\s)(?<!your\s)(?<!Your\s)(?<!his\s)(?<!her\s)"
+                       r"(?<!their\s)(?<!['’]s\s)(?<!\bthe\s)(?<!\bThe\s)"
+                       r"(?P<kin>Mum|Mam|Mom|Mummy|Mommy|Dad|Daddy|Mama|Papa|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad|Granddad)"
+                       r"(?![\w\-])(?!\s+(?:and\s+)?[A-Z])")
+
+
+def kin_said(text: str) -> list[str]:
+    """The kinship words (lower case) the text says as a name ("Mum's coming Friday", "ask Dad")."""
+    return list(dict.fromkeys(m.group("kin").lower() for m in _KIN_NAME.finditer(text)))
+
+
+def kin_names(text: str, speaker: str, owners: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """("<speaker>'s mum", "Mum") for each kinship word the text says as a name: a capitalised "Mum", "Dad",
+    "Gran" with no possessive before it and no name after it ("Mum Jones", "Gran Ellis" are someone's name),
+    said by `speaker`, is the speaker's mum, dad, gran. `owners` (kin word -> the first speaker who said it
+    as a name, `kin_said`): a word another speaker said first is left alone ("Mum" from two friends is two
+    mothers; only the first is tied to the word)."""
+    if not speaker:
+        return []
+    return list(dict.fromkeys((f"{speaker}'s {m.group('kin').lower()}", m.group("kin")) for m in _KIN_NAME.finditer(text)
+                              if owners is None or owners.get(m.group("kin").lower(), speaker) == speaker))
 
 
 # A speaker naming themself ("Hi, it's Oluwaseun Barker in claims", "Morning Seun, Tadek from the service
@@ -137,6 +168,26 @@ def speaker_aliases(text: str, speaker: str, addressee: str | None) -> list[tupl
             and norm(name) != norm(speaker):
         out.append((addressee, name, "called"))
     return out
+
+
+# a name said to someone: opening the turn ("Rhi!", "Zof, don't be mad", "Oh Pav."), after a greeting or
+# "love you", or closing it ("Thanks, Rhi")
+_VOCATIVE = re.compile(rf"^\W*(?:(?i:oh|hi|hey|hiya|morning|thanks|cheers|love\s+you|night|bye),?\s+)?(?P<a>[{_UP}][{_LOW}]+)\s*[,!.?]"
+                       rf"|,\s*(?P<b>[{_UP}][{_LOW}]+)\s*[.!?]*\s*$")
+
+
+def nickname_calls(text: str, speaker: str, speakers: list[str]) -> list[tuple[str, str]]:
+    """(speaker called, nickname) when the turn addresses another speaker by the start of their first name:
+    "Rhi!" said to Rhiannon, "Zof, don't be mad" to Zofia. The nickname has at least three letters, is
+    shorter than the name and opens exactly one other speaker's first name; a name that opens no speaker's
+    ("Ana!") or two ("Sam" with Samira and Samuel speaking) calls nobody by a nickname."""
+    m = _VOCATIVE.search(text)
+    nick = m and (m.group("a") or m.group("b"))
+    if not nick or len(nick) < 3 or nick.lower() in NOT_NAMES or nick.lower() in CALENDAR_WORDS:
+        return []
+    fits = [sp for sp in dict.fromkeys(speakers) if sp and norm(sp) != norm(speaker)
+            and len(first := sp.split()[0]) > len(nick) and first.lower().startswith(nick.lower())]
+    return [(fits[0], nick)] if len(fits) == 1 else []
 
 
 def _nameish(name: str) -> bool:

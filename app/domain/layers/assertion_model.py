@@ -10,7 +10,7 @@ from datetime import date, datetime
 from app.domain.layers.assertion_rules import MULTI_VALUED_PREFIXES
 from app.domain.layers.text import norm_name
 
-LAYER_VERSION = "assertions/8"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
+LAYER_VERSION = "assertions/9"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
 # 3: dated claims (valid_from), questions are not claims, pronouns across turns, value keys of one name's
 #    short and long forms, more change forms (leaving, moving plans, hobbies and clubs given up, switches)
 # 4: elided answers and yes-answers, "here"/"there", "they", "we" of a couple or an organisation, subjects
@@ -27,6 +27,8 @@ LAYER_VERSION = "assertions/8"  # 2: moves, teams, tools, plans and cancellation
 #    departments, likings denied, family visits, divorce/wedding), a claim named and ended in one sentence is ended
 # 8: a word opening a sentence that only a name fits ("Margaux and I", "Jasper, who", "Eunice's grandson") is a
 #    name; "an assistant, Kemi" names the speaker's assistant
+# 9: the stated aliases it shares with the graph (aliases.stated_aliases): "I'm Matěj's mum", names with
+#    particles ("Anouk de Vries, Teo's mum"), "my mate Jon"
 
 
 @dataclass(frozen=True)

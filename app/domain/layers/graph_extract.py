@@ -23,8 +23,9 @@ from typing import Callable, Container, Protocol, Sequence
 
 import numpy as np
 
-from app.domain.layers.aliases import NAMED_POSS_RE, RELATIONS, YOUR_REL_RE, relation, speaker_aliases, stated_aliases
-from app.domain.layers.head_refs import HeadIndex, head_references
+from app.domain.layers.aliases import (NAMED_POSS_RE, RELATIONS, YOUR_REL_RE, kin_names, nickname_calls, relation,
+                                       kin_said, speaker_aliases, stated_aliases)
+from app.domain.layers.head_refs import HeadIndex, head_references, opening_short_names
 from app.domain.layers.consolidation import Episode, segment_episodes
 from app.domain.layers.events import LayerEvent, in_time_order
 from app.domain.layers.graph_fold import PREVIOUS_EVENT, add_short_forms, chain_facts, fold_facts
@@ -50,7 +51,7 @@ from app.domain.layers.timeturns import DateThread
 # 2: lone capitalised ordinary words are not names (common_words); 3: time mentions' ranges are half-open
 # 4: Unicode names, titles ("Dr. Okafor"), stated aliases ("my husband Tom"), "your sister", "Tom's mother"
 # 5: one name said short and long ("Tallow", "Tallow Studio") is one entity; "Hartley's Pharmacy", "St. Brigid"
-LAYER_VERSION = "graph_extract/10"  # 6: named possessors, role and place nouns, house numbers, model numbers
+LAYER_VERSION = "graph_extract/11"  # 6: named possessors, role and place nouns, house numbers, model numbers
 # 7: a speaker's other names (self-introduction, being greeted), "X and her fiancé, Y", "a greyhound called Y",
 #    "my daughter Ada's ...", Latin capitals beyond Latin-1, "Oksana from Harbourline" is a firm; dates read
 #    with the conversation before them (timeparse/7)
@@ -58,6 +59,9 @@ LAYER_VERSION = "graph_extract/10"  # 6: named possessors, role and place nouns,
 # 9: a titled surname ("Mr Şahin") and initials ("MCS") are short forms of the one full name they fit
 # 10: a longer name's first words are a short form of it ("Corrib View" ... "Corrib View Hotel"); a name is a place
 #    (and keeps apart from what is named after it) only when most of its mentions are; assertions/8's names
+# 11: a sentence's first word that opens one known longer name ("Ana just rang" after "Ana Sousa"); a speaker
+#    called by the start of their name ("Rhi!" to Rhiannon); "Mum", "Dad" said as a name are the speaker's;
+#    "I'm Matěj's mum"; names with particles ("Anouk de Vries"); "my mate Jon"
 
 Encode = Callable[[list[str]], np.ndarray]
 
@@ -222,6 +226,7 @@ class RuleExtractor:
         self._concepts: Container[str] = frozenset()
         self._common: Container[str] = frozenset()
         self._speakers: list[str] = []
+        self._kin_owner: dict[str, str] = {}  # kin word said as a name -> the first speaker who did (aliases)
         self._heads = HeadIndex()  # the known names by their last word ("the council": "Kettleby Council")
 
     def common_words(self, events: Sequence[LayerEvent]) -> frozenset[str]:
@@ -260,6 +265,10 @@ class RuleExtractor:
         self._concepts = concepts if concepts is not None else self.recurring_concepts(evs)
         speaker_keys = {norm_name(e.speaker) for e in evs if e.speaker}
         self._speakers = list(dict.fromkeys(e.speaker for e in evs if e.speaker))
+        self._kin_owner = {}
+        for e in evs:
+            for k in kin_said(e.content) if e.speaker else ():
+                self._kin_owner.setdefault(k, e.speaker)
         out: list[RawFact] = []
         dates = DateThread()  # what the turns before each one said about dates
         for ev in evs:
@@ -296,7 +305,8 @@ class RuleExtractor:
             if index:
                 prev_in_event = max(index.values())
         if out:  # "Hi, it's Oluwaseun Barker", "Morning Hattie.": another name of a speaker, on the event's first fact
-            for who, name, how in speaker_aliases(ev.content, ev.speaker, self._addressee(ev)):
+            calls = [(who, nick, "nickname") for who, nick in nickname_calls(ev.content, ev.speaker, self._speakers)]
+            for who, name, how in speaker_aliases(ev.content, ev.speaker, self._addressee(ev)) + calls:
                 if norm_name(name) in speaker_keys or (how == "called" and norm_name(name) not in known):
                     continue
                 for n in (who, name):
@@ -308,6 +318,7 @@ class RuleExtractor:
     def _fact(self, ev: LayerEvent, clause: str, known: Container[str], speaker_keys: Container[str],
               said: Discourse = NO_DISCOURSE) -> RawFact | None:
         spans = capitalised_spans(clause, known, self._common, models=True)
+        spans += opening_short_names(clause, known, self._heads, self._common, {norm_name(s) for s in spans})
         dates = resolve_time_expressions(clause, ev.occurred_at, said)
         cw = content_words(clause)
         if len(cw) < 2 and not spans and not numbers_in(clause) and not dates:
@@ -344,7 +355,7 @@ class RuleExtractor:
             if len(parts) == 2 and parts[0].rstrip(".").lower() in TITLES:
                 ents.append((parts[1], "person"))
                 same_as.append((s, parts[1]))
-        for form, name in stated_aliases(clause, ev.speaker, addressee):
+        for form, name in stated_aliases(clause, ev.speaker, addressee) + kin_names(clause, ev.speaker, self._kin_owner):
             if norm_name(name) in speaker_keys and norm_name(form).split("'")[0] == norm_name(name):
                 continue
             if norm_name(name) not in {norm_name(n) for n, _ in ents}:

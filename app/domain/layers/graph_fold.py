@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from app.domain.layers.aliases import mostly_places, short_forms
+from app.domain.layers.aliases import kin_said, mostly_places, short_forms
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.graph_model import RawFact
 from app.domain.layers.text import _WORD_CASE_RE, COMMON_SHARE, NOT_NAMES, capitalised_spans, norm_name
@@ -111,6 +111,7 @@ class FactFold:
     tail: list[LayerEvent] = field(default_factory=list)  # the open events
     dates: DateThread = field(default_factory=DateThread)  # what the log said about dates so far (timeturns)
     said: dict[str, Discourse] = field(default_factory=dict)  # open event id -> the dates before it
+    kin: dict[str, str] = field(default_factory=dict)  # "mum" said as a name -> the first speaker who did
 
     # ---------------------------------------------------------------- the fold
 
@@ -134,6 +135,8 @@ class FactFold:
             if k and k not in NOT_NAMES:
                 self.known.add(k)
         self.concept_df.update(self.rules.concepts_in(ev.content))
+        for k in kin_said(ev.content) if ev.speaker else ():
+            self.kin.setdefault(k, ev.speaker)
         self.said[ev.id] = self.dates.read(ev.content, ev.occurred_at)[0]
         self.tail.append(ev)
         while len(self.tail) > self.lookahead:
@@ -149,6 +152,7 @@ class FactFold:
         r._common = self._common()
         r._concepts = _Concepts(self.concept_df, self.n, r.min_concept_events, r.max_concept_share)
         r._speakers = list(self.speakers)
+        r._kin_owner = self.kin
         return r.event_facts(ev, self.known, {norm_name(s) for s in self.speakers}, self.said.get(ev.id, NO_DISCOURSE))
 
     def facts(self) -> list[RawFact]:
@@ -185,7 +189,8 @@ class FactFold:
                 "concept_df": dict(self.concept_df), "speakers": self.speakers,
                 "closed": self.closed_data() if closed else len(self.closed),
                 "tail": [[e.id, e.seq] for e in self.tail], "dates": self.dates.to_dict(),
-                "said": {e.id: discourse_to_dict(self.said.get(e.id, NO_DISCOURSE)) for e in self.tail}}
+                "said": {e.id: discourse_to_dict(self.said.get(e.id, NO_DISCOURSE)) for e in self.tail},
+                "kin": self.kin}
 
     @classmethod
     def from_dict(cls, d: dict, events: Callable[[list[str]], list[LayerEvent]],
@@ -200,7 +205,8 @@ class FactFold:
         return cls(d["lookahead"], rules, d["n"], Counter(d["low"]), Counter(d["cap"]),
                    set(d["common"]), set(d["known"]), Counter(d["concept_df"]), list(d["speakers"]),
                    [(eid, json.dumps(facts)) for eid, facts in d["closed"]], list(evs),
-                   DateThread.from_dict(d["dates"]), {k: discourse_from_dict(v) for k, v in d["said"].items()})
+                   DateThread.from_dict(d["dates"]), {k: discourse_from_dict(v) for k, v in d["said"].items()},
+                   dict(d.get("kin") or {}))  # "kin": since graph_extract/11
 
 
 def fold_facts(events: Sequence[LayerEvent], rules: Any, lookahead: int | None = None

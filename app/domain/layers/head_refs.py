@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Container
 
-from app.domain.layers.text import STOPWORDS
+from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, STOPWORDS, norm_name, split_sentences
 
 # a common noun in lower case after "the", heading exactly one known name of two to four words
 _HEAD_REF_RE = re.compile(r"\b[Tt]he\s+([a-z][a-z\-]{2,})\b(?![\-'’])")
@@ -30,25 +30,36 @@ _CONNECTORS = frozenset({"of", "de", "du", "da", "des", "la", "le", "and", "&"})
 
 
 class HeadIndex:
-    """The known names of two to four words that end in one of `HEADS`, by that word, kept up to date as
-    the set of known names grows (the fold adds to one set; a new set is indexed anew)."""
+    """The known names of two to four words that end in one of `HEADS`, by that word, and all of them by
+    their first word, kept up to date as the set of known names grows (the fold adds to one set; a new set
+    is indexed anew)."""
 
     def __init__(self) -> None:
         self.of: object = None
         self.indexed: set[str] = set()
         self.by_last: dict[str, set[str]] = {}
+        self.by_first: dict[str, set[str]] = {}
 
-    def names(self, known: Container[str], last: str) -> set[str]:
+    def _update(self, known: Container[str]) -> None:
         if known is not self.of:
-            self.of, self.indexed, self.by_last = known, set(), {}
+            self.of, self.indexed, self.by_last, self.by_first = known, set(), {}, {}
         if len(self.indexed) != len(known):  # type: ignore[arg-type]
             for k in set(known) - self.indexed:  # type: ignore[call-overload]
                 self.indexed.add(k)
                 toks = k.split()
-                if 2 <= len(toks) <= 4 and toks[-1] in HEADS \
-                        and not any(t in STOPWORDS and t not in _CONNECTORS for t in toks):
-                    self.by_last.setdefault(toks[-1], set()).add(k)
+                if 2 <= len(toks) <= 4 and not any(t in STOPWORDS and t not in _CONNECTORS for t in toks):
+                    self.by_first.setdefault(toks[0], set()).add(k)
+                    if toks[-1] in HEADS:
+                        self.by_last.setdefault(toks[-1], set()).add(k)
+
+    def names(self, known: Container[str], last: str) -> set[str]:
+        self._update(known)
         return self.by_last.get(last, set())
+
+    def opened_by(self, known: Container[str], first: str) -> set[str]:
+        """The known names of two to four words whose first word is `first`."""
+        self._update(known)
+        return self.by_first.get(first, set())
 
 
 def head_references(clause: str, known: Container[str], index: HeadIndex | None = None,
@@ -66,4 +77,31 @@ def head_references(clause: str, known: Container[str], index: HeadIndex | None 
         names = [k for k in (index or HeadIndex()).names(known, noun) if k.split()[0] not in common]
         if len(names) == 1:
             out.append((noun, names[0]))
+    return out
+
+
+# the first word of a sentence, with what follows it
+_OPENING_RE = re.compile(r"^\W*(?P<w>[^\W\d_][\w\-]*)(?:['’]s)?(?P<rest>\s*\S?)")
+
+
+def opening_short_names(clause: str, known: Container[str], index: HeadIndex | None = None,
+                        common: Container[str] = frozenset(), taken: Container[str] = frozenset()) -> list[str]:
+    """Words opening a sentence of the clause that are a known longer name said by its first word: "Ana just
+    rang" after "Ana Sousa", "Ostrander never paid" after "Ostrander Hotel", "Pennant's great" after "Pennant
+    Health". Grammar capitalises every first word, so such a word is a name only when exactly one known name
+    (`known`: normalised, seen mid-sentence) of two to four words opens with it, the word is not one the
+    conversation writes in lower case (`common`) nor a stop word, and no capitalised word follows it (that
+    run is a name of its own). `taken`: normalised names the clause already holds."""
+    out = []
+    for sent in split_sentences(clause):
+        m = _OPENING_RE.match(sent)
+        if not m:
+            continue
+        w, rest = m.group("w"), m.group("rest").strip()
+        k = norm_name(w)
+        if (len(w) < 3 or not w[0].isupper() or w.isupper() or (rest[:1].isupper() and rest[:1].isalpha())
+                or k in common or k in STOPWORDS or k in NOT_NAMES or k in CALENDAR_WORDS or k in taken):
+            continue
+        if len((index or HeadIndex()).opened_by(known, k)) == 1:
+            out.append(w)
     return out
