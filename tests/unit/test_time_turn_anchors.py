@@ -127,3 +127,77 @@ def test_a_day_of_the_few_named_before_is_that_day():
 def test_an_ordinal_past_31_is_no_day():
     found = [m.surface for m in resolve_time_expressions("Gran's party is the 80th, and the 31st is a Friday.", WED)]
     assert found == ["the 31st"]
+
+
+# timeparse/11. Sentences invented for these tests.
+
+def test_a_bare_day_far_off_after_a_coming_month_the_turn_named_is_that_months():
+    at = datetime(2024, 5, 6, 18)  # a Monday in May
+    text = "Still flying back in July, tickets are sorted, I get into Leeds on the 20th."
+    assert span(text, at, "on the 20th") == ("2024-07-20", "2024-07-21")
+
+
+def test_a_month_told_as_past_or_a_part_of_a_month_leaves_a_bare_day_its_own():
+    at = datetime(2023, 1, 10, 18)
+    # December is behind: the 4th is the coming one (February's, the 4th of January being past)
+    text = "The quiz never happened in December, so the first one back on the 4th?"
+    assert span(text, at, "on the 4th") == ("2023-02-04", "2023-02-05")
+    at = datetime(2025, 5, 12, 18)  # the end of May is a third of a month, not the month: the coming 7th
+    text = "The venue shuts at the end of May, so the show on the 7th is cancelled."
+    assert span(text, at, "on the 7th") == ("2025-06-07", "2025-06-08")
+    at = datetime(2025, 5, 12, 18)  # a day close at hand stays this month's
+    text = "We're off to Spain in August, but the plumber comes on the 15th."
+    assert span(text, at, "on the 15th") == ("2025-05-15", "2025-05-16")
+
+
+def _turns(*texts: str, at: datetime, gap_minutes: int = 1):
+    from datetime import timedelta
+    return resolve_turns([(t, at + timedelta(minutes=gap_minutes * i)) for i, t in enumerate(texts)])
+
+
+def _found(resolved, turn: int, surface: str):
+    ms = {m.surface: (m.range_start, m.range_end) for m in resolved[turn][1]}
+    assert surface in ms, ms
+    return ms[surface]
+
+
+def test_a_bare_day_far_off_just_after_a_day_the_sitting_named_is_of_its_month():
+    at = datetime(2023, 11, 3, 21)  # the 16th of November is 13 days off
+    got = _turns("My flight is booked for December 14.", "Lovely. Dinner at my aunt's on the 16th then?", at=at)
+    assert _found(got, 1, "on the 16th") == ("2023-12-16", "2023-12-17")
+    # inside a third of a month named before: "mid-April" ... "the 17th and 18th"
+    at = datetime(2026, 2, 26, 19)
+    got = _turns("Shall we go to the coast in mid-April?", "Yes. I'll book the cottage for the 17th and 18th.", at=at)
+    assert _found(got, 1, "the 17th and 18th") == ("2026-04-17", "2026-04-19")
+
+
+def test_a_bare_day_the_sitting_did_not_name_close_by_stays_its_own():
+    at = datetime(2023, 11, 3, 21)
+    # the 28th is not in or just after the 14th: the coming 28th (November's)
+    got = _turns("My flight is booked for December 14.", "Can we talk about the budget on the 28th?", at=at)
+    assert _found(got, 1, "on the 28th") == ("2023-11-28", "2023-11-29")
+    # a deadline is the coming such day
+    got = _turns("My flight is booked for December 14.", "Send me the forms by the 16th.", at=at)
+    assert _found(got, 1, "the 16th") == ("2023-11-16", "2023-11-17")
+    # another sitting: what the first one named no longer holds
+    got = _turns("My flight is booked for December 14.", "Dinner at my aunt's on the 16th then?", at=at, gap_minutes=60 * 24)
+    assert _found(got, 1, "on the 16th") == ("2023-11-16", "2023-11-17")
+
+
+def test_a_past_tense_day_and_month_a_year_back_but_soon_ahead_is_the_coming_one():
+    at = datetime(2025, 11, 3, 10)
+    assert span("I was flying out on the 12th of December for a week.", at, "on the 12th of December") == (
+        "2025-12-12", "2025-12-13")
+    assert span("They invited me to an interview on 4 February!", datetime(2026, 1, 12, 10), "on 4 February") == (
+        "2026-02-04", "2026-02-05")
+
+
+def test_a_past_tense_day_and_month_close_behind_or_far_ahead_stays_past():
+    at = datetime(2025, 11, 3, 10)
+    # five months back: the past one
+    assert span("I moved in on the 2nd of June.", at, "on the 2nd of June") == ("2025-06-02", "2025-06-03")
+    # the coming one five months ahead is too far: the past one
+    assert span("I started there on the 1st of April.", at, "on the 1st of April") == ("2025-04-01", "2025-04-02")
+    # a year given is kept
+    assert span("I was flying out on the 12th of December 2024.", at, "on the 12th of December 2024") == (
+        "2024-12-12", "2024-12-13")

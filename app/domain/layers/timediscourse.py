@@ -25,7 +25,7 @@ import calendar
 import re
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
-from typing import Any, TypeVar
+from typing import Any, Callable, TypeVar
 
 from app.domain.layers.timecal import _WD, label, nth_day, pick_year, weekday_num
 from app.domain.timeexpr import MONTH_RE, MONTHS, shift_month
@@ -79,6 +79,13 @@ class Discourse:
             return next((s + timedelta(days=k) for k in range((e - s).days) if (s + timedelta(days=k)).day == day), None)
         return None
 
+    def earlier(self) -> tuple[tuple[date, date], ...]:
+        """[start, end) of the date the sitting's earlier turns named last with its month, and of the last day
+        they named: a bare day number far from the turn's own time that falls in one, or just after it ("I
+        booked my flight for December 14" ... "dinner on the 16th"), is of its month."""
+        last = ((self.last_day, self.last_day + timedelta(days=1)),) if self.last_day is not None else ()
+        return ((self.span,) if self.span is not None else ()) + last
+
 
 NO_DISCOURSE = Discourse()
 
@@ -92,17 +99,29 @@ NEAR_DAYS = 10
 # back on the 2nd" is the 2nd after it, wherever the turn's own time falls
 _CARRIES_ON = re.compile(r"(?i)\b(?:back|home|return(?:s|ing)?|until|till|through|thru|then)\b[^.!?]{0,12}$")
 
+# A bare day number far from the turn that no date in the turn explains is of the month of a day (or few days)
+# the sitting's earlier turns named when it falls in them or at most this many days after them ("booked my
+# flight for December 14" ... "dinner on the 16th"; "the Roaches in mid-April?" ... "the 17th and 18th"). Any
+# other day far off stays the turn's own: on dev a month named in an earlier turn was as often about something
+# else. A deadline ("by the 28th") is the coming such day.
+CLOSE_DAYS = 3
+_DEADLINE = re.compile(r"(?i)\bby\s+$")
 
-def day_reference(before: str, own: date | None, base: date, out: list[M], any_explicit: bool = False) -> date | None:
+
+def day_reference(before: str, own: date | None, base: date, out: list[M], any_explicit: bool = False,
+                  earlier: tuple[tuple[date, date], ...] = ()) -> date | None:
     """What a bare day number ("the 16th", "the 19th to the 21st") is counted from: None for its own
     reading `own` (the nearest such day in the turn's tense, from `base`); else a day, the number
     being the first such day on or after it. `before` is the turn's words up to the number and `out` the
     mentions before it; the day they name last counts (one naming its month first; `any_explicit`: of any
     length). Words that carry on from it ("back on the 2nd") count from it; otherwise a day close to the
-    turn is its own, and one further off is of that day's month."""
-    named = named_before(out, explicit=True, days_only=not any_explicit) or named_before(out)
-    if named is None:
-        return None
+    turn is its own, and one further off is of that day's month (or of the coming whole month the turn named
+    before it: `month_before`; or of a day `earlier` turns of the sitting named: see `CLOSE_DAYS`)."""
+    named = named_before(out, explicit=True, days_only=not any_explicit) or named_before(out) or month_before(out, base)
+    if named is None:  # the sitting's earlier turns: only a day inside (or just after) the days they named
+        if own is None or abs((own - base).days) <= NEAR_DAYS or _DEADLINE.search(before):
+            return None
+        return next((s for s, e in earlier if s.day <= own.day <= (e - timedelta(days=1)).day + CLOSE_DAYS), None)
     if _CARRIES_ON.search(before):
         return named
     if own is not None and abs((own - base).days) <= NEAR_DAYS:
@@ -164,6 +183,40 @@ def named_before(out: list[M], explicit: bool = False, days_only: bool = True) -
     m = next((m for m in reversed(out) if m.resolved and m.date and (m.granularity == "day" or not days_only)
               and (not explicit or is_explicit(m.surface))), None)
     return date.fromisoformat(m.date) if m is not None and m.date else None
+
+
+def month_before(out: list[M], base: date) -> date | None:
+    """The first day of the last whole month named earlier in the turn when it is still to come ("coming home
+    in July, I land on the 20th"): a later bare day number far from the turn is that month's (not a month
+    told as past: "it never happened in December, so the 4th?"; nor a part of one: "closing at the end of May")."""
+    m = next((m for m in reversed(out) if m.resolved and m.range_start and m.range_end and m.granularity == "month"
+              and is_explicit(m.surface)), None)
+    if m is None:
+        return None
+    s, e = date.fromisoformat(m.range_start), date.fromisoformat(m.range_end)
+    return s if s.day == 1 and e.day == 1 and 28 <= (e - s).days <= 31 and s > base else None
+
+
+# A day and month told in the past tense ("I was flying out on the 12th of December", "invited me to interview
+# on the 4th of February", "completion's slipped to the 22nd of March") whose past reading is most of a year
+# back while the coming one is a few months off: the coming one (what the past-tense act arranged). Fitted on dev.
+FAR_PAST_DAYS = 180
+SOON_DAYS = 120
+
+
+def no_year_date(surface: str) -> bool:
+    """A day of a named month without its year ("the 15th of June", "2 November", "March 22nd")."""
+    return (is_explicit(surface) and re.search(r"\d", surface) is not None
+            and re.search(r"\b(?:1[89]|20)\d\d\b|['’]\d\d\b|\d{1,2}/\d{1,2}", surface) is None)
+
+
+def coming_if_far(base: date, past: tuple, ahead: Callable[[], tuple | None]) -> tuple:
+    """The past reading `past` (date, start, end, ...) of a day and month, or the coming one (`ahead()`) when
+    the past one is over `FAR_PAST_DAYS` back and the coming one at most `SOON_DAYS` ahead."""
+    if (base - past[1]).days <= FAR_PAST_DAYS:
+        return past
+    coming = ahead()
+    return coming if coming is not None and 0 <= (coming[1] - base).days <= SOON_DAYS else past
 
 
 FEW_DAYS = 11  # the longest span a later mention leans on: a day, a stretch, a week, a third of a month

@@ -67,15 +67,15 @@ from app.domain.layers.timeforms import (
     shifted_span,
     year_part_span,
 )
-from app.domain.layers.timediscourse import (BEFORE_RE, NO_DISCOURSE, RANGE_RE, Discourse, before_span,
-                                             appositions, day_reference, is_range, named_before, range_days, range_span,
-                                             stretch_before, weekday_from)
+from app.domain.layers.timediscourse import (BEFORE_RE, NO_DISCOURSE, RANGE_RE, Discourse, appositions, before_span,
+                                             coming_if_far, day_reference, is_range, named_before, no_year_date,
+                                             range_days, range_span, stretch_before, weekday_from)
 from app.domain.layers.timewords import LOWER_ALONE_RE, WORD_PATTERNS, cap_months, told_as_past, word_span
 from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, relative_weekend, year_span
 
 _YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
 
-LAYER_VERSION = "timeparse/10"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
+LAYER_VERSION = "timeparse/11"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
 # 4: "the 10th" before a function word ("till the 10th for work"), a month after for/to/from/till/before/after
 # 5: the forms of timeforms (decades, "the second Saturday in January", fortnights, "the Friday after next",
 #    recurring expressions dropped), "the weekend" by tense, more tense cues
@@ -95,6 +95,9 @@ LAYER_VERSION = "timeparse/10"  # 2: ranges are half-open [range_start, range_en
 #    days named before ("the 10th and 11th of September" ... "on the 10th") is that day; "the 80th" is no day
 # 10: month names in lower case ("in july"), quarters ("in Q3"), "New Year", "Paddy's Day", "April Fools' Day", "the day
 #     after Boxing Day", "Spring next year", "summer works for me", "this time next week" (timewords, timeforms)
+# 11: a bare day far off after a coming month the turn named ("home in July ... on the 20th"), or in / just after
+#     the days the sitting named before ("December 14" ... "the 16th"); a past-tense day and month a few months
+#     ahead and most of a year back is the coming one ("I was flying out on the 12th of December")
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
@@ -304,7 +307,8 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
             prefer = tense_around(text, s, e) or "future"
             anchor = discourse.anchored(first[0]) if first else None
             own = None if anchor else range_span(surface, base.date(), prefer, None)  # its own reading
-            anchor = anchor or day_reference(text[:s], own[0] if own else None, base.date(), out, any_explicit=True)
+            anchor = anchor or day_reference(text[:s], own[0] if own else None, base.date(), out, any_explicit=True,
+                                             earlier=discourse.earlier())
             rng = range_span(surface, base.date(), prefer, anchor) if anchor else own
             if rng is not None:
                 out.append(TimeMention(surface, s, e, "absolute", True, rng[0].isoformat(), rng[0].isoformat(),
@@ -348,7 +352,7 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
             anchor = None if since else discourse.anchored(day)  # a restatement of the day last named
             own = None if anchor else nth_day(base.date(), day, prefer)  # its own reading
             if anchor is None and not since:
-                anchor = day_reference(text[:s], own[0] if own else None, base.date(), out)
+                anchor = day_reference(text[:s], own[0] if own else None, base.date(), out, earlier=discourse.earlier())
             res = nth_day(anchor, day, "future") if anchor else own
         elif re.fullmatch(FOLLOWING_RE, surface.strip(), re.I) or re.fullmatch(BEFORE_RE, surface.strip(), re.I):
             # "the following Saturday", "the Friday before": from the day named before it
@@ -360,6 +364,8 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
             res = _nearest(surface, base.date())  # "booked ... on 23 August", "for the winter", "from September"
         else:
             res = _resolve_cached(surface, base.date(), prefer)
+            if prefer == "past" and res is not None and res[3] == "day" and no_year_date(surface):
+                res = coming_if_far(base.date(), res, lambda: _resolve_cached(surface, base.date(), "future"))
         if res is None:
             out.append(TimeMention(surface, s, e, kind))
             continue
