@@ -201,3 +201,18 @@ def test_a_past_tense_day_and_month_close_behind_or_far_ahead_stays_past():
     # a year given is kept
     assert span("I was flying out on the 12th of December 2024.", at, "on the 12th of December 2024") == (
         "2024-12-12", "2024-12-13")
+
+
+def test_a_capitalised_word_in_ed_inside_a_sentence_is_a_name_not_a_past():
+    at = datetime(2022, 9, 7, 20)  # a Wednesday
+    assert span("we're doing Flooded Keep on Sunday", at, "on Sunday") == ("2022-09-11", "2022-09-12")
+    # a past verb still makes it the last one, and so does a capitalised one opening the sentence
+    assert span("we finished Flooded Keep on Sunday", at, "on Sunday") == ("2022-09-04", "2022-09-05")
+    assert span("Finished the whole book on Sunday!", at, "on Sunday") == ("2022-09-04", "2022-09-05")
+
+
+def test_as_of_a_weekday_with_no_tense_is_the_nearer_one():
+    at = datetime(2025, 3, 3, 8)  # a Monday: Friday the 28th is nearer than Friday the 7th
+    assert span("As of Friday, the bakery is officially a limited company.", at, "Friday") == ("2025-02-28", "2025-03-01")
+    # a tense still decides: the coming one
+    assert span("As of Friday, I will be working from home.", at, "Friday") == ("2025-03-07", "2025-03-08")

@@ -94,6 +94,9 @@ _PAST_SAME = re.compile(
 _ARRANGED = re.compile(r"\b(?:confirm(?:ed|s)?|book(?:ed|s)?|cancel(?:l?ed|s)?|postpone[ds]?|reschedul(?:ed|es|e)|"
                        r"rent(?:ed|s)?|reserve[ds]?|"  # not "hire": "April hires" is a noun
                        r"arrange[ds]?|schedul(?:ed|es|e)|pencill?ed)\b", re.I)
+# a capitalised word in -ed inside a sentence (after a lower-case word) is a name ("the Red Lion", "Drowned
+# Abbey"), not a verb told in the past
+_NAME_ED = re.compile(r"(?<=[a-z,;]\s)(?-i:[A-Z][a-z]+ed)\b")
 _DET_PARTICIPLE = re.compile(r"\b(?:the|a|an|my|our|your|his|her|their|this|that|its)\s+(?!need|feed|seed|speed|bed|red)[a-z]{2,}ed\b", re.I)
 # a past verb of intention before an infinitive: what was asked or agreed is still to come ("I've asked
 # Abernathy to sort it before Easter"); not "managed to" or "used to", which report it done
@@ -116,6 +119,7 @@ def sentence_tense(sentence: str) -> str | None:
         return "future"
     present = _BE_PARTICIPLE.sub(" ", sentence)  # "I'm excited", "the office is closed": a state, not a past
     present = _DET_PARTICIPLE.sub(" ", present)  # "the revised draft", "a used car": adjectives, not a past
+    present = _NAME_ED.sub(" ", present)  # "doing Drowned Abbey on Sunday": a name, not a past
     if _PAST_RE.search(present) or _PAST_SAME.search(present):
         return "past"
     if _FUTURE_SOFT.search(sentence):
@@ -386,4 +390,6 @@ def tense_around(text: str, start: int, end: int) -> str | None:
         return "future"
     if tense == "past" and not sure and _ARRANGED.search(before):
         return "nearest"  # "I've booked a stall on the 23rd of August", "Cancelled it on 30 January": the act or the day
+    if tense is None and re.search(r"(?i)\bas\s+of\s+$", text[max(0, start - 8):start]):
+        return sentence_tense(sent) or "nearest"  # "As of Friday, the shop is a company": a state from a day either side
     return tense
