@@ -79,13 +79,6 @@ class Discourse:
             return next((s + timedelta(days=k) for k in range((e - s).days) if (s + timedelta(days=k)).day == day), None)
         return None
 
-    def earlier(self) -> tuple[tuple[date, date], ...]:
-        """[start, end) of the date the sitting's earlier turns named last with its month, and of the last day
-        they named: a bare day number far from the turn's own time that falls in one, or just after it ("I
-        booked my flight for December 14" ... "dinner on the 16th"), is of its month."""
-        last = ((self.last_day, self.last_day + timedelta(days=1)),) if self.last_day is not None else ()
-        return ((self.span,) if self.span is not None else ()) + last
-
 
 NO_DISCOURSE = Discourse()
 
@@ -99,29 +92,18 @@ NEAR_DAYS = 10
 # back on the 2nd" is the 2nd after it, wherever the turn's own time falls
 _CARRIES_ON = re.compile(r"(?i)\b(?:back|home|return(?:s|ing)?|until|till|through|thru|then)\b[^.!?]{0,12}$")
 
-# A bare day number far from the turn that no date in the turn explains is of the month of a day (or few days)
-# the sitting's earlier turns named when it falls in them or at most this many days after them ("booked my
-# flight for December 14" ... "dinner on the 16th"; "the Roaches in mid-April?" ... "the 17th and 18th"). Any
-# other day far off stays the turn's own: on dev a month named in an earlier turn was as often about something
-# else. A deadline ("by the 28th") is the coming such day.
-CLOSE_DAYS = 3
-_DEADLINE = re.compile(r"(?i)\bby\s+$")
-
-
-def day_reference(before: str, own: date | None, base: date, out: list[M], any_explicit: bool = False,
-                  earlier: tuple[tuple[date, date], ...] = ()) -> date | None:
+def day_reference(before: str, own: date | None, base: date, out: list[M], any_explicit: bool = False) -> date | None:
     """What a bare day number ("the 16th", "the 19th to the 21st") is counted from: None for its own
     reading `own` (the nearest such day in the turn's tense, from `base`); else a day, the number
     being the first such day on or after it. `before` is the turn's words up to the number and `out` the
     mentions before it; the day they name last counts (one naming its month first; `any_explicit`: of any
     length). Words that carry on from it ("back on the 2nd") count from it; otherwise a day close to the
     turn is its own, and one further off is of that day's month (or of the coming whole month the turn named
-    before it: `month_before`; or of a day `earlier` turns of the sitting named: see `CLOSE_DAYS`)."""
+    before it: `month_before`). A day the sitting's earlier turns named is no anchor here: tried at stop 37 (a
+    far bare day inside or just after it), it fixed four spans on dev and broke one of twelve fresh conversations."""
     named = named_before(out, explicit=True, days_only=not any_explicit) or named_before(out) or month_before(out, base)
-    if named is None:  # the sitting's earlier turns: only a day inside (or just after) the days they named
-        if own is None or abs((own - base).days) <= NEAR_DAYS or _DEADLINE.search(before):
-            return None
-        return next((s for s, e in earlier if s.day <= own.day <= (e - timedelta(days=1)).day + CLOSE_DAYS), None)
+    if named is None:
+        return None
     if _CARRIES_ON.search(before):
         return named
     if own is not None and abs((own - base).days) <= NEAR_DAYS:

@@ -95,9 +95,9 @@ LAYER_VERSION = "timeparse/11"  # 2: ranges are half-open [range_start, range_en
 #    days named before ("the 10th and 11th of September" ... "on the 10th") is that day; "the 80th" is no day
 # 10: month names in lower case ("in july"), quarters ("in Q3"), "New Year", "Paddy's Day", "April Fools' Day", "the day
 #     after Boxing Day", "Spring next year", "summer works for me", "this time next week" (timewords, timeforms)
-# 11: a bare day far off after a coming month the turn named ("home in July ... on the 20th"), or in / just after
-#     the days the sitting named before ("December 14" ... "the 16th"); a past-tense day and month a few months
-#     ahead and most of a year back is the coming one ("I was flying out on the 12th of December"); a capitalised
+# 11: a bare day far off after a coming month the turn named ("home in July ... on the 20th"); a past-tense day
+#     and month a few months ahead and most of a year back is the coming one ("I was flying out on the 12th of
+#     December"); a capitalised
 #     word in -ed inside a sentence is a name, not a past ("doing Drowned Spire on Sunday"); "as of Friday"
 #     with no tense is the nearer one
 
@@ -309,8 +309,7 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
             prefer = tense_around(text, s, e) or "future"
             anchor = discourse.anchored(first[0]) if first else None
             own = None if anchor else range_span(surface, base.date(), prefer, None)  # its own reading
-            anchor = anchor or day_reference(text[:s], own[0] if own else None, base.date(), out, any_explicit=True,
-                                             earlier=discourse.earlier())
+            anchor = anchor or day_reference(text[:s], own[0] if own else None, base.date(), out, any_explicit=True)
             rng = range_span(surface, base.date(), prefer, anchor) if anchor else own
             if rng is not None:
                 out.append(TimeMention(surface, s, e, "absolute", True, rng[0].isoformat(), rng[0].isoformat(),
@@ -354,7 +353,7 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
             anchor = None if since else discourse.anchored(day)  # a restatement of the day last named
             own = None if anchor else nth_day(base.date(), day, prefer)  # its own reading
             if anchor is None and not since:
-                anchor = day_reference(text[:s], own[0] if own else None, base.date(), out, earlier=discourse.earlier())
+                anchor = day_reference(text[:s], own[0] if own else None, base.date(), out)
             res = nth_day(anchor, day, "future") if anchor else own
         elif re.fullmatch(FOLLOWING_RE, surface.strip(), re.I) or re.fullmatch(BEFORE_RE, surface.strip(), re.I):
             # "the following Saturday", "the Friday before": from the day named before it
