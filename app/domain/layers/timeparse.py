@@ -97,9 +97,8 @@ LAYER_VERSION = "timeparse/11"  # 2: ranges are half-open [range_start, range_en
 #     after Boxing Day", "Spring next year", "summer works for me", "this time next week" (timewords, timeforms)
 # 11: a bare day far off after a coming month the turn named ("home in July ... on the 20th"); a past-tense day
 #     and month a few months ahead and most of a year back is the coming one ("I was flying out on the 12th of
-#     December"); a capitalised
-#     word in -ed inside a sentence is a name, not a past ("doing Drowned Spire on Sunday"); "as of Friday"
-#     with no tense is the nearer one
+#     December"); a capitalised word in -ed inside a sentence is a name, not a past ("doing Drowned Spire on
+#     Sunday"); "as of Friday" with no tense is the nearer one
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
