@@ -92,6 +92,7 @@ NEAR_DAYS = 10
 # back on the 2nd" is the 2nd after it, wherever the turn's own time falls
 _CARRIES_ON = re.compile(r"(?i)\b(?:back|home|return(?:s|ing)?|until|till|through|thru|then)\b[^.!?]{0,12}$")
 
+
 def day_reference(before: str, own: date | None, base: date, out: list[M], any_explicit: bool = False) -> date | None:
     """What a bare day number ("the 16th", "the 19th to the 21st") is counted from: None for its own
     reading `own` (the nearest such day in the turn's tense, from `base`); else a day, the number
