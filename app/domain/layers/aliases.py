@@ -117,11 +117,17 @@ def kin_said(text: str) -> list[str]:
     return list(dict.fromkeys(m.group("kin").lower() for m in _KIN_NAME.finditer(text)))
 
 
+def own_kin(owners: dict[str, str], text: str, speaker: str) -> None:
+    """Add to `owners` (kin word -> the first speaker who said it as a name) what `speaker` says in `text`."""
+    for k in kin_said(text) if speaker else ():
+        owners.setdefault(k, speaker)
+
+
 def kin_names(text: str, speaker: str, owners: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
     """("<speaker>'s mum", "Mum") for each kinship word the text says as a name: a capitalised "Mum", "Dad",
     "Gran" with no possessive before it and no name after it ("Mum Jones", "Gran Ellis" are someone's name),
     said by `speaker`, is the speaker's mum, dad, gran. `owners` (kin word -> the first speaker who said it
-    as a name, `kin_said`): a word another speaker said first is left alone ("Mum" from two friends is two
+    as a name, `own_kin`): a word another speaker said first is left alone ("Mum" from two friends is two
     mothers; only the first is tied to the word)."""
     if not speaker:
         return []

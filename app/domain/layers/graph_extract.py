@@ -23,8 +23,8 @@ from typing import Callable, Container, Protocol, Sequence
 
 import numpy as np
 
-from app.domain.layers.aliases import (NAMED_POSS_RE, RELATIONS, YOUR_REL_RE, kin_names, nickname_calls, relation,
-                                       kin_said, speaker_aliases, stated_aliases)
+from app.domain.layers.aliases import (NAMED_POSS_RE, RELATIONS, YOUR_REL_RE, kin_names, nickname_calls, own_kin,
+                                       relation, speaker_aliases, stated_aliases)
 from app.domain.layers.head_refs import HeadIndex, head_references, opening_short_names
 from app.domain.layers.consolidation import Episode, segment_episodes
 from app.domain.layers.events import LayerEvent, in_time_order
@@ -267,8 +267,7 @@ class RuleExtractor:
         self._speakers = list(dict.fromkeys(e.speaker for e in evs if e.speaker))
         self._kin_owner = {}
         for e in evs:
-            for k in kin_said(e.content) if e.speaker else ():
-                self._kin_owner.setdefault(k, e.speaker)
+            own_kin(self._kin_owner, e.content, e.speaker)
         out: list[RawFact] = []
         dates = DateThread()  # what the turns before each one said about dates
         for ev in evs:

@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from app.domain.layers.aliases import kin_said, mostly_places, short_forms
+from app.domain.layers.aliases import mostly_places, own_kin, short_forms
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.graph_model import RawFact
 from app.domain.layers.text import _WORD_CASE_RE, COMMON_SHARE, NOT_NAMES, capitalised_spans, norm_name
@@ -135,8 +135,7 @@ class FactFold:
             if k and k not in NOT_NAMES:
                 self.known.add(k)
         self.concept_df.update(self.rules.concepts_in(ev.content))
-        for k in kin_said(ev.content) if ev.speaker else ():
-            self.kin.setdefault(k, ev.speaker)
+        own_kin(self.kin, ev.content, ev.speaker)
         self.said[ev.id] = self.dates.read(ev.content, ev.occurred_at)[0]
         self.tail.append(ev)
         while len(self.tail) > self.lookahead:

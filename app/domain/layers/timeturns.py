@@ -23,9 +23,9 @@ LOOKBACK = 6  # a query's context reads a leaning turn with at most this many tu
 _LEANS = re.compile(r"\bthe\s+\d{1,2}(?:st|nd|rd|th)\b(?!\s+of\b)|\bthe\s+(?:day|night|weekend|week)\s+(?:before|after)\b|"
                     r"\b(?:the|that)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|"
                     r"\bthe\s+(?:following\s+\w+|next\s+(?:day|morning))\b", re.I)
-# what a turn needs to name a day or a month a later turn can lean on (a month in either case, a weekday, "today" and its
-# neighbours, "the 19th", a numeric date, a holiday): a cheap test before the full reading, for the turns a
-# query only reads as context (digits alone are not enough: code and figures are full of them)
+# what a turn needs to name a day or a month a later turn can lean on (a month in either case, a weekday,
+# "today" and its neighbours, "the 19th", a numeric date, a holiday): a cheap test before the full reading, for
+# the turns a query only reads as context (digits alone are not enough: code and figures are full of them)
 _MAY_DATE = re.compile(r"(?:\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d|\d\s*(?:st|nd|rd|th)?\s+"
                        r"(?:of\s+)?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec))|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|"
                        r"\b(?:today|tonight|tomorrow|yesterday)\b|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}/\d{1,2}\b|"
