@@ -44,6 +44,13 @@ BEFORE_RE = (rf"\b(?:on\s+)?the\s+(?:{_WD_NAMES}|day|night|weekend|week)\s+befor
              r"|\bthe\s+(?:day|night|weekend|week)\s+after\b(?!\s+(?:tomorrow|next|that|the|this|my|our|his|her|their|your|its|it|"
              r"we|I|you|he|she|they|\w+ing)\b)(?!\s+(?-i:[A-Z]))")  # "the Saturday after Easter": an event's
 
+# a time the sitting named before, taken up again: "that week", "the same day", "that night", "all weekend"
+# (not "all day": "I'm at a desk all day" names no day)
+THAT_RE = (r"\b(?:that|the\s+same)\s+(?:day|night|morning|afternoon|evening|week|weekend)\b(?!\s+(?:before|after)\b)"
+           r"|\ball\s+(?:that\s+)?(?:week|weekend)\b")
+# what "that day" after a weekly habit refers to ("Tuesdays ... leave early that day"): no one day
+_HABIT = re.compile(rf"(?i)\b(?:{_WD_NAMES[3:-1]})s\b|\bevery\b|\bweekdays\b|\bweekends\b")
+
 # ranges of days: "the 19th to the 21st", "from the 4th to the 8th of May", "the 17th and 18th",
 # "between the 3rd and the 5th", "May 4-8", "4-8 May", "4 to 8 June"
 RANGE_RE = (rf"\b(?:(?i:from|between)\s+)?(?i:the)\s+\d{{1,2}}{_SUF}\s*(?:(?i:to|till|until|through|thru)\s+(?i:the\s+)?|[-–]\s*)"
@@ -219,6 +226,25 @@ def stretch_before(out: list[M]) -> date | None:
     first Monday from it."""
     span = next((sp for sp in map(few_days, reversed(out)) if sp is not None), None)
     return span[0] if span is not None else None
+
+
+def that_span(surface: str, before: str, out: list[M], discourse: Discourse) -> tuple[date, date, date, str, str] | None:
+    """"that week", "the same day", "all weekend": the day, week or weekend of the day or few days named last,
+    earlier in the turn or else in the sitting's earlier turns (`discourse`); None when nothing was named, or
+    when a weekly habit was ("Tuesdays he needs collecting ... leave early that day"). (date, start, end, granularity)."""
+    if _HABIT.search(before):
+        return None
+    ref = stretch_before(out) or (discourse.stretch[0] if discourse.stretch else discourse.last_day)
+    if ref is None:
+        return None
+    unit = surface.lower().split()[-1]
+    if unit == "week":
+        s = ref - timedelta(days=ref.weekday())
+        return ref, s, s + timedelta(days=7), "week", label(s, "week")
+    if unit == "weekend":
+        s = ref + timedelta(days=5 - ref.weekday()) if ref.weekday() < 5 else ref - timedelta(days=ref.weekday() - 5)
+        return s, s, s + timedelta(days=2), "week", f"weekend of {s.day} {calendar.month_name[s.month]} {s.year}"
+    return ref, ref, ref + timedelta(days=1), "day", label(ref, "day")
 
 
 def weekday_from(ref: date, wd: int) -> date:

@@ -25,6 +25,11 @@ ORDINAL_WORDS.update({"twentieth": 20, "thirtieth": 30})
 ORDINAL_WORDS.update({f"{tens}{sep}{u}": base + i + 1 for tens, base in (("twenty", 20), ("thirty", 30))
                       for i, u in enumerate(_UNITS) for sep in ("-", " ") if base + i + 1 <= 31})
 ORD_WORD_RE = "(?:" + "|".join(re.escape(w) for w in sorted(ORDINAL_WORDS, key=len, reverse=True)) + ")"
+# what may follow "the 10th" or "the tenth" when it is a day (not "the 10th floor", "for the third time"): a
+# function word, or a verb said of a date ("the 22nd works", "the 16th suits me", "on the 19th anyway")
+AFTER_DAY_RE = (r"(?:for|to|and|or|at|in|on|until|till|through|with|but|so|because|when|if|then|we|I|you|he|she|they|it|"
+                r"is|was|instead|already|too|please|anyway|now|still|though|also|again|as|while|than|like|before|after|"
+                r"from|by|there|would|will|could|should|can|might|works?|suits?|fits?|clash(?:es)?|sounds?|looks?|went)")
 
 _WD_NAMES = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _NTH = r"(?:first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)"

@@ -48,6 +48,7 @@ from app.domain.layers.timecal import (
     weekday_num,
 )
 from app.domain.layers.timeforms import (
+    AFTER_DAY_RE,
     DAY_WORD_RE,
     ORD_WORD_RE,
     DECADE_RE,
@@ -67,15 +68,16 @@ from app.domain.layers.timeforms import (
     shifted_span,
     year_part_span,
 )
-from app.domain.layers.timediscourse import (BEFORE_RE, NO_DISCOURSE, RANGE_RE, Discourse, appositions, before_span,
-                                             coming_if_far, day_reference, is_range, named_before, no_year_date,
-                                             range_days, range_span, stretch_before, weekday_from)
+from app.domain.layers.timediscourse import (BEFORE_RE, NO_DISCOURSE, RANGE_RE, THAT_RE, Discourse, appositions,
+                                             before_span, coming_if_far, day_reference, is_range, named_before,
+                                             no_year_date, range_days, range_span, stretch_before, that_span,
+                                             weekday_from)
 from app.domain.layers.timewords import LOWER_ALONE_RE, WORD_PATTERNS, cap_months, told_as_past, word_span
 from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, relative_weekend, year_span
 
 _YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
 
-LAYER_VERSION = "timeparse/11"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
+LAYER_VERSION = "timeparse/12"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
 # 4: "the 10th" before a function word ("till the 10th for work"), a month after for/to/from/till/before/after
 # 5: the forms of timeforms (decades, "the second Saturday in January", fortnights, "the Friday after next",
 #    recurring expressions dropped), "the weekend" by tense, more tense cues
@@ -99,6 +101,8 @@ LAYER_VERSION = "timeparse/11"  # 2: ranges are half-open [range_start, range_en
 #     and month a few months ahead and most of a year back is the coming one ("I was flying out on the 12th of
 #     December"); a capitalised word in -ed inside a sentence is a name, not a past ("doing Drowned Spire on
 #     Sunday"); "as of Friday" with no tense is the nearer one
+# 12: "that week", "the same day", "all weekend": of the day or few days named before it, in the turn or the sitting;
+#     "the 22nd works", "the 16th suits me", "on the 19th anyway": a day before a verb said of dates or a function word
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
@@ -109,6 +113,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(SHIFTED_RE, re.I), "relative"),
     (re.compile(FOLLOWING_RE, re.I), "relative"),
     (re.compile(BEFORE_RE, re.I), "relative"),
+    (re.compile(THAT_RE, re.I), "that"),  # "that week": of the day named before it
     (re.compile(YEAR_PART_RE, re.I), "relative"),
     (re.compile(RECURRING_RE, re.I), "recurring"),  # taken so its weekday is not read as a date, then dropped
     (re.compile(DAY_WORD_RE), "absolute"),
@@ -136,11 +141,9 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?:in|during|over|by|for|until)\s+(?:the\s+)?{_SEASON}\b(?!\s+(?:of\s+)?(?:(?:19|20)\d\d|['’]\d\d))", re.I), "relative"),
     (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+from\s+(?:now|today)\b", re.I), "relative"),
     # "the 10th" but not "the 10th floor" / "her 5th birthday": a word after it must be a function word
-    (re.compile(r"\b(?:on\s+)?the\s+(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?!(?:for|to|and|or|at|in|on|until|till|through|"
-                r"with|but|so|because|when|if|then|we|I|you|he|she|they|it|is|was|instead|already|too)\b)[A-Za-z])", re.I), "relative"),
+    (re.compile(rf"\b(?:on\s+)?the\s+(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?!{AFTER_DAY_RE}\b)[A-Za-z])", re.I), "relative"),
     (re.compile(rf"(?:(?<=\bby\s)|(?<=\buntil\s)|(?<=\btill\s)|(?<=\bfrom\s)|(?<=\bbefore\s)|(?<=\bafter\s)|(?<=\bsince\s)|\bon\s+)"
-                rf"the\s+{ORD_WORD_RE}\b(?!\s+(?:of\s+)?(?!(?:for|to|and|or|at|in|on|until|till|through|with|but|so|because|when|if|"
-                r"then|we|I|you|he|she|they|it|is|was|instead|already|too)\b)[A-Za-z])(?!-)", re.I), "relative"),
+                rf"the\s+{ORD_WORD_RE}\b(?!\s+(?:of\s+)?(?!{AFTER_DAY_RE}\b)[A-Za-z])(?!-)", re.I), "relative"),
     (re.compile(rf"\b(?:on\s+)?(?:{_HOLIDAY})\b(?:\s+(?:19|20)\d\d\b)?", re.I), "relative"),
     (re.compile(rf"(?<!\ba\s)\b(?:on\s+)?{_WD}\b(?:\s+(?:night|morning|afternoon|evening|lunchtime)\b)?", re.I), "relative"),
     # a month named alone ("Shall I look at September?"), not one that is also a name or a verb (April,
@@ -188,6 +191,7 @@ _NEEDLES: dict[str, re.Pattern[str]] = {  # read in the text in lower case (quic
     DECADE_RE: re.compile(r"\d0['’]?s\b|ties\b|noughties|aughts"),
     RANGE_RE: re.compile(r"\d\s*(?:st|nd|rd|th)?\s*(?:[-–]|\s(?:to|till|until|through|thru|and)\s)"),
     BEFORE_RE: re.compile(r"\b(?:before|after)\b"),
+    THAT_RE: re.compile(r"\b(?:that|same|all)\s"),
 }
 _NEEDLES.update({rx: re.compile(needle) for rx, _, _, needle in WORD_PATTERNS})
 _NEEDLES.update({rx.pattern: re.compile("weekend") for rx, _ in _PATTERNS
@@ -313,6 +317,11 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
             if rng is not None:
                 out.append(TimeMention(surface, s, e, "absolute", True, rng[0].isoformat(), rng[0].isoformat(),
                                        rng[1].isoformat(), "day", rng[2]))
+            continue
+        if kind == "that":
+            got = that_span(surface, text[:s], out, discourse)
+            if got is not None:
+                out.append(TimeMention(surface, s, e, "relative", True, *(x.isoformat() for x in got[:3]), *got[3:]))
             continue
         if kind == "vague":
             out.append(TimeMention(surface, s, e, kind))

@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Hashable, Iterable, Sequence
 
-from app.domain.layers.timediscourse import FEW_DAYS, NO_DISCOURSE, SITTING, Discourse, few_days, is_explicit
+from app.domain.layers.timediscourse import FEW_DAYS, NO_DISCOURSE, SITTING, THAT_RE, Discourse, few_days, is_explicit
 from app.domain.layers.timeparse import TimeMention, resolve_time_expressions
 
 
@@ -19,10 +19,10 @@ LOOKBACK = 6  # a query's context reads a leaning turn with at most this many tu
 
 # the forms a turn's words leave to the turns before it (timediscourse): a bare day number, "the Friday
 # before" / "the night after" / "the following Saturday", "the Monday" (of the stretch named before), a range
-# of days without its month
+# of days without its month, "that week" / "the same day" / "all weekend"
 _LEANS = re.compile(r"\bthe\s+\d{1,2}(?:st|nd|rd|th)\b(?!\s+of\b)|\bthe\s+(?:day|night|weekend|week)\s+(?:before|after)\b|"
                     r"\b(?:the|that)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|"
-                    r"\bthe\s+(?:following\s+\w+|next\s+(?:day|morning))\b", re.I)
+                    rf"\bthe\s+(?:following\s+\w+|next\s+(?:day|morning))\b|{THAT_RE}", re.I)
 # what a turn needs to name a day or a month a later turn can lean on (a month in either case, a weekday,
 # "today" and its neighbours, "the 19th", a numeric date, a holiday): a cheap test before the full reading, for
 # the turns a query only reads as context (digits alone are not enough: code and figures are full of them)
