@@ -69,3 +69,39 @@ def test_a_day_number_before_a_verb_said_of_dates_is_a_day():
 def test_a_day_number_before_a_noun_is_not_a_day():
     text = "She's on the 10th floor, and it's the 3rd time this month. For the third time, no."
     assert [m.surface for m in resolve_time_expressions(text, T)] == ["this month"]
+
+
+def test_two_days_or_months_joined_by_to_are_one_stretch():
+    got = {m.surface: (m.range_start, m.range_end) for m in resolve_time_expressions(
+        "The site is closed from the 13th of May to the 2nd of June. Try the 26th of May to the 6th of June.", T)}
+    assert got == {"the 13th of May to the 2nd of June": ("2024-05-13", "2024-06-03"),
+                   "the 26th of May to the 6th of June": ("2024-05-26", "2024-06-07")}
+    (m,) = resolve_time_expressions("We'll be in the caravan from June to September.", T)
+    assert (m.surface, m.range_start, m.range_end) == ("from June to September", "2024-06-01", "2024-10-01")
+    (m,) = resolve_time_expressions("I'm covering Wednesday to Friday.", T)
+    assert (m.range_start, m.range_end) == ("2024-05-08", "2024-05-11")
+
+
+def test_a_stretch_that_ends_in_the_next_year_or_week_moves_its_end_on():
+    (m,) = resolve_time_expressions("The return covers November to January.", T)
+    assert (m.range_start, m.range_end) == ("2024-11-01", "2025-02-01")
+    (m,) = resolve_time_expressions("We're away Friday to Monday.", T)
+    assert (m.range_start, m.range_end) == ("2024-05-10", "2024-05-14")
+
+
+def test_a_date_moved_to_another_is_two_dates():
+    got = [m.surface for m in resolve_time_expressions("The class is moving from the 26th to Tuesday 28 May.", T)]
+    assert len(got) == 2
+
+
+def test_a_short_month_name_in_lower_case_where_a_month_must_stand():
+    got = {m.surface: m.range_start for m in resolve_time_expressions("back by sept, then off again in feb", T)}
+    assert got == {"by sept": "2024-09-01", "in feb": "2025-02-01"}
+    assert resolve_time_expressions("I got a text from jan about the oct file", T) == []
+
+
+def test_same_day_ending_a_chat_clause_takes_up_the_day_before_it():
+    got = spans([("ours on Saturday the 11th then??", T), ("same day?", T + timedelta(minutes=1)),
+                 ("they do same day delivery", T + timedelta(minutes=2))])
+    assert got[1] == {"same day": ("2024-05-11", "2024-05-12")}
+    assert got[2] == {}

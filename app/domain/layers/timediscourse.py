@@ -44,10 +44,10 @@ BEFORE_RE = (rf"\b(?:on\s+)?the\s+(?:{_WD_NAMES}|day|night|weekend|week)\s+befor
              r"|\bthe\s+(?:day|night|weekend|week)\s+after\b(?!\s+(?:tomorrow|next|that|the|this|my|our|his|her|their|your|its|it|"
              r"we|I|you|he|she|they|\w+ing)\b)(?!\s+(?-i:[A-Z]))")  # "the Saturday after Easter": an event's
 
-# a time the sitting named before, taken up again: "that week", "the same day", "that night", "all weekend"
-# (not "all day": "I'm at a desk all day" names no day)
+# a time the sitting named before, taken up again: "that week", "the same day", "that night", "all weekend", chat's
+# "same day?" ending a clause (not "all day": "I'm at a desk all day" names no day; nor "same day delivery")
 THAT_RE = (r"\b(?:that|the\s+same)\s+(?:day|night|morning|afternoon|evening|week|weekend)\b(?!\s+(?:before|after)\b)"
-           r"|\ball\s+(?:that\s+)?(?:week|weekend)\b")
+           r"|\ball\s+(?:that\s+)?(?:week|weekend)\b|(?<![\w-])same\s+(?:day|week|weekend)(?=\s*(?:[?.!,;]|$))")
 # what "that day" after a weekly habit refers to ("Tuesdays ... leave early that day"): no one day
 _HABIT = re.compile(rf"(?i)\b(?:{_WD_NAMES[3:-1]})s\b|\bevery\b|\bweekdays\b|\bweekends\b")
 
@@ -266,6 +266,41 @@ def appositions(text: str, mentions: list[M]) -> list[M]:
             if len(gap) <= 25 and not re.search(r"[.!?;]|\b(?:or|and|then|until|till|to)\b", gap) \
                     and date.fromisoformat(n.date).weekday() == weekday_num(wd.group(1)):
                 out[i] = replace(m, date=n.date, range_start=n.range_start, range_end=n.range_end, label=n.label)
+    return out
+
+
+# what joins two dates into one stretch ("the 13th of May to the 2nd of June", "from June to September",
+# "Wednesday to Friday", "Good Friday - Easter Monday"); the second's own words may hold it ("to September")
+_JOIN = re.compile(r"(?i)\s*(?:-|–|to|until|till|through|thru)\s*")
+_JOINED_BY = re.compile(r"(?i)(?:to|until|till|through|thru)\s")
+_OPEN_ENDED = re.compile(r"(?i)(?:until|till|by|before|after|since)\s")  # "until May to ...": not a stretch's start
+# a date moved to another is two dates, not a stretch: "the module's moving from the 26th to Tuesday 1 April"
+_MOVED = re.compile(r"(?i)\b(?:mov|chang|push|shift|switch|swap|postpon|reschedul|delay|brought|bring|put(?:ting)?\s+(?:it\s+)?back)"
+                    r"\w*\b[^.!?;]*$")
+
+
+def joined_ranges(text: str, mentions: list[M]) -> list[M]:
+    """Two days, or two months, joined by "to" / "until" / a dash are one stretch from the first to the end
+    of the second (the second moved on by a week, or a year, when it would end before the first starts:
+    "Friday to Monday", "November to January"), at most a year long; not a date moved to another ("moving from
+    the 26th to Tuesday")."""
+    out: list[M] = []
+    for m in mentions:
+        prev = out[-1] if out else None
+        if (prev is not None and prev.resolved and m.resolved and prev.range_start and m.range_end
+                and prev.granularity == m.granularity and m.granularity in ("day", "month")
+                and not _OPEN_ENDED.match(prev.surface.strip()) and not _MOVED.search(text[:prev.start])
+                and (_JOIN.fullmatch(text[prev.end:m.start]) or (not text[prev.end:m.start].strip()
+                                                                 and _JOINED_BY.match(m.surface.strip())))):
+            s, e = date.fromisoformat(prev.range_start), date.fromisoformat(m.range_end)
+            weekday = re.search(rf"(?i)\b{_WD_NAMES}\s*$", m.surface) is not None
+            while e <= s:
+                e = e + timedelta(days=7) if weekday else e.replace(year=e.year + 1)
+            if (e - s).days <= 366:
+                out[-1] = replace(prev, surface=text[prev.start:m.end], end=m.end, kind="absolute",
+                                  range_end=e.isoformat(), label=f"{prev.label} – {m.label}")
+                continue
+        out.append(m)
     return out
 
 

@@ -69,7 +69,7 @@ from app.domain.layers.timeforms import (
     year_part_span,
 )
 from app.domain.layers.timediscourse import (BEFORE_RE, NO_DISCOURSE, RANGE_RE, THAT_RE, Discourse, appositions,
-                                             before_span, coming_if_far, day_reference, is_range, named_before,
+                                             before_span, coming_if_far, day_reference, is_range, joined_ranges, named_before,
                                              no_year_date, range_days, range_span, stretch_before, that_span,
                                              weekday_from)
 from app.domain.layers.timewords import LOWER_ALONE_RE, WORD_PATTERNS, cap_months, told_as_past, word_span
@@ -102,7 +102,9 @@ LAYER_VERSION = "timeparse/12"  # 2: ranges are half-open [range_start, range_en
 #     December"); a capitalised word in -ed inside a sentence is a name, not a past ("doing Drowned Spire on
 #     Sunday"); "as of Friday" with no tense is the nearer one
 # 12: "that week", "the same day", "all weekend": of the day or few days named before it, in the turn or the sitting;
-#     "the 22nd works", "the 16th suits me", "on the 19th anyway": a day before a verb said of dates or a function word
+#     "the 22nd works", "the 16th suits me", "on the 19th anyway": a day before a verb said of dates or a function word;
+#     two days or months joined by "to" are one stretch ("the 13th of May to the 2nd of June", "from June to
+#     September", "Wednesday to Friday"; not "moving from the 26th to Tuesday"); "in feb", "by sept"; "same day?"
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
@@ -390,7 +392,7 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
         else:
             said = label(d if gran == "day" else rs, gran)
         out.append(TimeMention(surface, s, e, kind, True, d.isoformat(), rs.isoformat(), re_.isoformat(), gran, said))
-    out = appositions(text, out)
+    out = joined_ranges(text, appositions(text, out))
     return out if raw == text else [replace(m, surface=raw[m.start:m.end]) for m in out]
 
 

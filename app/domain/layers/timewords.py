@@ -120,7 +120,10 @@ def word_span(expr: str, ref: date, prefer: str) -> tuple | None:
 # ("last may", not "the last may be"), before a day number or a year ("may 5th", "march 2024"), or as "this
 # may." ending a sentence; "an august body" is no month.
 _LOWER_MONTH = re.compile(r"(?<![\w'’.])(january|february|april|june|july|august|september|october|november|"
-                          r"december|may|march)(?![\w-])")
+                          r"december|may|march|jan|feb|apr|jun|jul|aug|sept|sep|oct|nov|dec)(?![\w-])")
+# a month's short name in lower case ("in feb", "by sept", "end of oct") only where a month must stand, as "may";
+# "jan" not after "from", "of", "to" or "with" (a name: "a text from jan")
+_SHORT = frozenset({"jan", "feb", "apr", "jun", "jul", "aug", "sept", "sep", "oct", "nov", "dec"})
 _MAY_BEFORE = re.compile(r"(?:\b(?:in|by|since|from|till|until|during|before|after|through|around|of|early|late)\s+|"
                          r"\bmid[\s-]+|(?<!\bthe\s)(?<!\ba\s)\b(?:next|last)\s+)$")
 _MAY_AFTER = re.compile(r"\s+(?:the\s+)?(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?\b(?!\s*(?:[:.,]\d|%|am\b|pm\b|k\b|km|"
@@ -134,7 +137,9 @@ def cap_months(text: str) -> str:
 
     def sub(m: re.Match[str]) -> str:
         w, before, after = m.group(1), text[max(0, m.start() - 16):m.start()], text[m.end():m.end() + 24]
-        if w in ("may", "march"):
+        if w == "jan" and re.search(r"\b(?:from|of|to|with)\s+$", before):
+            return w
+        if w in ("may", "march") or w in _SHORT:
             placed = _MAY_BEFORE.search(before) or _MAY_AFTER.match(after) or (
                 re.search(r"\bthis\s+$", before) and re.match(r"\s*(?:[.!?]|$)", after))
             if not placed or re.match(r"\s+(?:be|have|not|well|also|still|just|never|even|only)\b", after):
