@@ -49,7 +49,7 @@ BEFORE_RE = (rf"\b(?:on\s+)?the\s+(?:{_WD_NAMES}|day|night|weekend|week)\s+befor
 THAT_RE = (r"\b(?:that|the\s+same)\s+(?:day|night|morning|afternoon|evening|week|weekend)\b(?!\s+(?:before|after)\b)"
            r"|\ball\s+(?:that\s+)?(?:week|weekend)\b|(?<![\w-])same\s+(?:day|week|weekend)(?=\s*(?:[?.!,;]|$))")
 # what "that day" after a weekly habit refers to ("Tuesdays ... leave early that day"): no one day
-_HABIT = re.compile(rf"(?i)\b(?:{_WD_NAMES[3:-1]})s\b|\bevery\b|\bweekdays\b|\bweekends\b")
+_HABIT = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\bevery\b|\bweekdays\b|\bweekends\b")
 
 # ranges of days: "the 19th to the 21st", "from the 4th to the 8th of May", "the 17th and 18th",
 # "between the 3rd and the 5th", "May 4-8", "4-8 May", "4 to 8 June"
@@ -231,7 +231,8 @@ def stretch_before(out: list[M]) -> date | None:
 def that_span(surface: str, before: str, out: list[M], discourse: Discourse) -> tuple[date, date, date, str, str] | None:
     """"that week", "the same day", "all weekend": the day, week or weekend of the day or few days named last,
     earlier in the turn or else in the sitting's earlier turns (`discourse`); None when nothing was named, or
-    when a weekly habit was ("Tuesdays he needs collecting ... leave early that day"). (date, start, end, granularity)."""
+    when a weekly habit was ("Tuesdays he needs collecting ... leave early that day"). (date, start, end,
+    granularity, label)."""
     if _HABIT.search(before):
         return None
     ref = stretch_before(out) or (discourse.stretch[0] if discourse.stretch else discourse.last_day)
@@ -279,6 +280,10 @@ _MOVED = re.compile(r"(?i)\b(?:mov|chang|push|shift|switch|swap|postpon|reschedu
                     r"\w*\b[^.!?;]*$")
 
 
+def _a_year_on(d: date) -> date:
+    return date(d.year + 1, 3, 1) if (d.month, d.day) == (2, 29) else d.replace(year=d.year + 1)
+
+
 def joined_ranges(text: str, mentions: list[M]) -> list[M]:
     """Two days, or two months, joined by "to" / "until" / a dash are one stretch from the first to the end
     of the second (the second moved on by a week, or a year, when it would end before the first starts:
@@ -295,7 +300,7 @@ def joined_ranges(text: str, mentions: list[M]) -> list[M]:
             s, e = date.fromisoformat(prev.range_start), date.fromisoformat(m.range_end)
             weekday = re.search(rf"(?i)\b{_WD_NAMES}\s*$", m.surface) is not None
             while e <= s:
-                e = e + timedelta(days=7) if weekday else e.replace(year=e.year + 1)
+                e = e + timedelta(days=7) if weekday else _a_year_on(e)
             if (e - s).days <= 366:
                 out[-1] = replace(prev, surface=text[prev.start:m.end], end=m.end, kind="absolute",
                                   range_end=e.isoformat(), label=f"{prev.label} – {m.label}")
