@@ -22,7 +22,7 @@ from sqlalchemy import Connection
 
 from app.adapters.llm import llm_from_settings
 from app.adapters.span_model import installed_span_model
-from app.domain.layers import consolidation
+from app.domain.layers import consolidation, timeparse
 from app.domain.layers.assertion_spans import SpanModel
 from app.domain.layers.assertions import Assertion
 from app.domain.layers.consolidation import Contradiction, LiveTimeline, TimelineStep, track_plans
@@ -41,9 +41,10 @@ LAYER = "consolidate"
 
 
 def consolidation_version() -> str:
-    """The episode and timeline rules and the assertion extractor (the LLM's when one is configured)."""
+    """The episode and timeline rules, the assertion extractor (the LLM's when one is configured) and the time
+    resolver that dates the claims ("I start on June 12"): a change in any of them rebuilds the layer."""
     llm = bool(get_settings().llm_base_url)
-    return f"{consolidation.LAYER_VERSION}+{assertion_extractor_version(llm, span_model())}"
+    return f"{consolidation.LAYER_VERSION}+{assertion_extractor_version(llm, span_model())}+{timeparse.LAYER_VERSION}"
 
 
 def span_model() -> SpanModel | None:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection
 
 from app.adapters.llm import llm_from_settings
-from app.domain.layers import graph_fold, graph_model
+from app.domain.layers import graph_fold, graph_model, timeparse
 from app.domain.layers.extractors import (
     assertion_extractor_version,
     choose_extractor,
@@ -59,9 +59,11 @@ LAYER = "graph"
 
 
 def graph_version() -> str:
-    """The graph's rules, the extractor's, and the assertions' (its evolution edges)."""
+    """The graph's rules, the extractor's, the assertions' (its evolution edges) and the time resolver's (the
+    facts' dates): a change in any of them rebuilds the layer."""
     llm = bool(get_settings().llm_base_url)
-    return f"{graph_model.LAYER_VERSION}+{assertion_extractor_version(llm, span_model())}+{extractor_version(llm)}"
+    return (f"{graph_model.LAYER_VERSION}+{assertion_extractor_version(llm, span_model())}+{timeparse.LAYER_VERSION}"
+            f"+{extractor_version(llm)}")  # the extractor's last, as it always was
 
 
 def extractor():  # noqa: ANN201
