@@ -5,11 +5,8 @@ from datetime import datetime
 
 import pytest
 
-from app.domain.layers.timeparse import (
-    find_time_expressions,
-    resolution_stats,
-    resolve_time_expressions,
-)
+from app.domain.layers.timeparse import find_time_expressions, resolve_time_expressions
+from app.domain.layers.timeturns import resolution_stats
 
 MONDAY = datetime(2023, 5, 8, 13, 56)  # Monday 8 May 2023
 

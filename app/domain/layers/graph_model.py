@@ -31,7 +31,8 @@ from app.domain.layers.assertions import Assertion, extract_all
 from app.domain.layers.consolidation import Episode, build_timeline
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.text import norm_name
-from app.domain.layers.timeparse import TimeMention, resolution_stats
+from app.domain.layers.timeparse import TimeMention
+from app.domain.layers.timeturns import resolution_stats
 
 # 2: facet ids no longer collide with an entity named "none"; 3: episodes/2; 4: the extractor is a fold
 # (app.domain.layers.graph_fold), an entity's id is its first-named member's

@@ -61,6 +61,10 @@ def label(d: date, gran: Granularity) -> str:
     return str(d.year)
 
 
+def weekend_label(saturday: date) -> str:
+    return f"weekend of {saturday.day} {calendar.month_name[saturday.month]} {saturday.year}"
+
+
 # Tense of the sentence around a time expression. Auxiliaries of the future win ("I decided I'll
 # move in June"), then past forms ("we moved in June"), then the softer future cues ("planning").
 _FUTURE_STRONG = re.compile(

@@ -27,8 +27,9 @@ from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import Any, Callable, TypeVar
 
-from app.domain.layers.timecal import _WD, label, nth_day, pick_year, weekday_num
-from app.domain.timeexpr import MONTH_RE, MONTHS, shift_month
+from app.domain.layers.timecal import _WD, label, nth_day, pick_year, weekday_num, weekend_label
+from app.domain.layers.timeforms import weekend_of
+from app.domain.timeexpr import MONTH_RE, MONTHS, shift_month, week_span
 
 M = TypeVar("M", bound=Any)  # timeparse.TimeMention (defined there; this module sits below it)
 
@@ -240,11 +241,11 @@ def that_span(surface: str, before: str, out: list[M], discourse: Discourse) -> 
         return None
     unit = surface.lower().split()[-1]
     if unit == "week":
-        s = ref - timedelta(days=ref.weekday())
-        return ref, s, s + timedelta(days=7), "week", label(s, "week")
+        s, e = week_span(ref)
+        return ref, s, e, "week", label(s, "week")
     if unit == "weekend":
-        s = ref + timedelta(days=5 - ref.weekday()) if ref.weekday() < 5 else ref - timedelta(days=ref.weekday() - 5)
-        return s, s, s + timedelta(days=2), "week", f"weekend of {s.day} {calendar.month_name[s.month]} {s.year}"
+        s, e = weekend_of(ref)
+        return s, s, e, "week", weekend_label(s)
     return ref, ref, ref + timedelta(days=1), "day", label(ref, "day")
 
 

@@ -152,7 +152,7 @@ def following_span(expr: str, anchor: date) -> tuple[date, date, str] | None:
         s = anchor - timedelta(days=anchor.weekday()) + timedelta(weeks=1)
         return s, s + timedelta(days=7), "week"
     if what == "weekend":
-        s, e = _weekend_of(anchor)
+        s, e = weekend_of(anchor)
         return (s, e, "week") if s > anchor else (s + timedelta(weeks=1), e + timedelta(weeks=1), "week")
     wd = list(calendar.day_name).index(what.capitalize())
     d = anchor + timedelta(days=(wd - anchor.weekday()) % 7 or 7)
@@ -164,7 +164,8 @@ YEAR_PART_RE = (r"\b(?:the\s+)?(?:early|mid|late|end\s+of|beginning\s+of|start\s
                 r"(?:(?:19|20)\d\d\b|(?:the|this|next|last)\s+year\b)")
 
 
-def _weekend_of(d: date) -> tuple[date, date]:
+def weekend_of(d: date) -> tuple[date, date]:
+    """[Saturday, Monday) of the Monday-to-Sunday week holding `d`."""
     sat = d - timedelta(days=d.weekday()) + timedelta(days=5)
     return sat, sat + timedelta(days=2)
 
@@ -216,11 +217,11 @@ def shifted_span(expr: str, ref: date, prefer: str = "future") -> tuple[date, da
         return d, d + timedelta(days=1), "day"
     m = re.fullmatch(rf"({_COUNT}) weekends? (?:ago|back|earlier)", low)
     if m:
-        s, e = _weekend_of(ref - timedelta(weeks=_count(m.group(1))))
+        s, e = weekend_of(ref - timedelta(weeks=_count(m.group(1))))
         return s, e, "week"
     m = re.fullmatch(rf"in ({_COUNT}) weekends?(?: ?'? time)?", low)
     if m:
-        s, e = _weekend_of(ref + timedelta(weeks=_count(m.group(1))))
+        s, e = weekend_of(ref + timedelta(weeks=_count(m.group(1))))
         return s, e, "week"
     m = re.fullmatch(rf"({_COUNT}) (weeks?|fortnights?) (?:on|from|next|this) ({_WD_NAMES})|({_WD_NAMES}) (week|fortnight)", low)
     if m:  # "a week on Tuesday", "a fortnight on Saturday", "two weeks from Friday", "Monday fortnight"

@@ -17,12 +17,10 @@ and `timewords` (the talk of chat and offices: "in july", "in Q3", "the day afte
 """
 from __future__ import annotations
 
-import calendar
 import re
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from functools import lru_cache
-from typing import Iterable
 
 import dateparser
 
@@ -46,6 +44,7 @@ from app.domain.layers.timecal import (
     tense_around,
     weekday_near,
     weekday_num,
+    weekend_label,
 )
 from app.domain.layers.timeforms import (
     AFTER_DAY_RE,
@@ -388,24 +387,10 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
         if gran == "season":
             said = f"{[k for k, v in SEASON_MONTHS.items() if v == rs.month][0]} {rs.year}"
         elif gran == "week" and (re_ - rs).days == 2:
-            said = f"weekend of {rs.day} {calendar.month_name[rs.month]} {rs.year}"
+            said = weekend_label(rs)
         else:
             said = label(d if gran == "day" else rs, gran)
         out.append(TimeMention(surface, s, e, kind, True, d.isoformat(), rs.isoformat(), re_.isoformat(), gran, said))
     out = joined_ranges(text, appositions(text, out))
     return out if raw == text else [replace(m, surface=raw[m.start:m.end]) for m in out]
 
-
-def resolution_stats(mentions: Iterable[TimeMention]) -> dict[str, float]:
-    """Counts and the share of relative expressions resolved (vague ones count as unresolved)."""
-    ms = list(mentions)
-    rel = [m for m in ms if m.kind in ("relative", "vague")]
-    resolved_rel = sum(m.resolved for m in rel)
-    return {
-        "mentions": len(ms),
-        "relative": len(rel),
-        "relative_resolved": resolved_rel,
-        "relative_resolved_share": round(resolved_rel / len(rel), 4) if rel else 0.0,
-        "absolute": sum(m.kind == "absolute" for m in ms),
-        "absolute_resolved": sum(m.resolved for m in ms if m.kind == "absolute"),
-    }

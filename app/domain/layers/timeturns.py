@@ -149,3 +149,18 @@ def discourses(turns: Sequence[tuple[Hashable, str, str, datetime]]) -> dict[Has
                 # before" after it is the 21st); any other turn reads the same with or without a discourse
                 thread.learn(resolved_mentions(text, at, said if i in leans else NO_DISCOURSE), at)
     return out
+
+
+def resolution_stats(mentions: Iterable[TimeMention]) -> dict[str, float]:
+    """Counts and the share of relative expressions resolved (vague ones count as unresolved)."""
+    ms = list(mentions)
+    rel = [m for m in ms if m.kind in ("relative", "vague")]
+    resolved_rel = sum(m.resolved for m in rel)
+    return {
+        "mentions": len(ms),
+        "relative": len(rel),
+        "relative_resolved": resolved_rel,
+        "relative_resolved_share": round(resolved_rel / len(rel), 4) if rel else 0.0,
+        "absolute": sum(m.kind == "absolute" for m in ms),
+        "absolute_resolved": sum(m.resolved for m in ms if m.kind == "absolute"),
+    }
