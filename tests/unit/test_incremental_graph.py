@@ -51,6 +51,9 @@ LINES = [
     "Gran turns ninety on the 22nd of November.",
     "The 22nd is a Saturday, so lunch? I can't help the Friday before.",
     "Morning Ana, Cy from the garden centre here.",
+    # a first name said short (aliases.nicknames): paired from an index of names by their first letters
+    "Bronwen Ellis from the choir is coming on Friday.",
+    "I told Bron about the pottery class, she loved it.",
 ]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, TITLES
 
@@ -263,3 +263,61 @@ def short_forms(names: list[str], places: frozenset[str] = frozenset()) -> list[
         if len(fits) == 1:
             out.append((t, fits[0]))
     return out
+
+
+_NICK_ENDS = ("ie", "y", "i")  # "Bernie" / "Bernadette", "Toby" / "Tobias", "Tobi" / "Tobias"
+NOT_PEOPLE = frozenset({"place", "organization", "event", "concept"})  # kinds a first name is not
+
+
+def _nick_stem(name: str) -> str:
+    for end in _NICK_ENDS:
+        if name.endswith(end) and len(name) - len(end) >= 3:
+            return name[: -len(end)]
+    return name
+
+
+def nicknames(names: list[str], blocked: frozenset[str] = frozenset(),
+              speakers: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """(short, long) pairs of a first name said short in one conversation: "Bron" and "Bronwen", "Bea"
+    and "Beatriz Lopes", "Bernie" and "Bernadette" (a pet form's -ie, -y or -i taken off). The short
+    form is one word; what is left of it (three letters at least) opens the first word of exactly one
+    other name, two letters longer at least, said alone or with one surname: a short form that fits two
+    ("Sam" with Samira and Samuel), or that opens a longer name of its own ("Bea Santos"), joins none. A
+    plural ("Achterberg" and "Achterbergs"), two speakers, or a name in `blocked` (used as a place, an
+    organisation, an event) never pair. Names are grouped by their first three letters (`nick_key`),
+    so a caller holding an index by that key can pass one group at a time."""
+    names = [n for n in dict.fromkeys(names) if n not in blocked]
+    spoken = {norm(x) for x in speakers}
+    out = []
+    for s in names:
+        stem = _nick_stem(s)
+        if " " in s or len(stem) < 3 or not s.isalpha() or not _NAME_TOKEN.match(s) or s.lower() in NOT_NAMES:
+            continue
+        if any(n.startswith(s + " ") for n in names):
+            continue
+        fits = [n for n in names if n != s and len(toks := n.split()) <= 2 and all(_NAME_TOKEN.match(t) for t in toks)
+                and toks[0].isalpha() and toks[0] != s and toks[0] != s + "s"
+                and len(toks[0]) >= len(stem) + 2 and toks[0].lower().startswith(stem.lower())]
+        firsts, longs = {n.split()[0] for n in fits}, [n for n in fits if " " in n]
+        if len(firsts) != 1 or len(longs) > 1:
+            continue
+        long_ = longs[0] if longs else fits[0]
+        if not (norm(s) in spoken and norm(long_) in spoken):
+            out.append((s, long_))
+    return out
+
+
+def nick_key(name: str) -> str:
+    """The index key `nicknames` groups names by: their first word's first three letters, lower-cased."""
+    return name.split()[0][:3].lower() if name.split() else ""
+
+
+def not_people(kinds: Mapping[str, Counter[str]]) -> frozenset[str]:
+    """The names (keys of `kinds`, their kind votes) that more than half of their votes other than as a
+    concept call a place, an organisation or an event."""
+    out = set()
+    for n, votes in kinds.items():
+        named = sum(v for k, v in votes.items() if k != "concept")
+        if 2 * sum(v for k, v in votes.items() if k in NOT_PEOPLE and k != "concept") > named:
+            out.add(n)
+    return frozenset(out)

@@ -51,7 +51,7 @@ from app.domain.layers.timeturns import DateThread
 # 2: lone capitalised ordinary words are not names (common_words); 3: time mentions' ranges are half-open
 # 4: Unicode names, titles ("Dr. Okafor"), stated aliases ("my husband Tom"), "your sister", "Tom's mother"
 # 5: one name said short and long ("Tallow", "Tallow Studio") is one entity; "Hartley's Pharmacy", "St. Brigid"
-LAYER_VERSION = "graph_extract/11"  # 6: named possessors, role and place nouns, house numbers, model numbers
+LAYER_VERSION = "graph_extract/12"  # 6: named possessors, role and place nouns, house numbers, model numbers
 # 7: a speaker's other names (self-introduction, being greeted), "X and her fiancé, Y", "a greyhound called Y",
 #    "my daughter Ada's ...", Latin capitals beyond Latin-1, "Oksana from Harbourline" is a firm; dates read
 #    with the conversation before them (timeparse/7)
@@ -62,6 +62,7 @@ LAYER_VERSION = "graph_extract/11"  # 6: named possessors, role and place nouns,
 # 11: a sentence's first word that opens one known longer name ("Ana just rang" after "Ana Sousa"); a speaker
 #    called by the start of their name ("Rhi!" to Rhiannon); "Mum", "Dad" said as a name are the speaker's;
 #    "I'm Matěj's mum"; names with particles ("Anouk de Vries"); "my mate Jon"
+# 12: a first name said short is the one longer first name it opens ("Bron" ... "Bronwen": aliases.nicknames)
 
 Encode = Callable[[list[str]], np.ndarray]
 
@@ -272,7 +273,7 @@ class RuleExtractor:
         dates = DateThread()  # what the turns before each one said about dates
         for ev in evs:
             out.extend(chain_facts(out, self.event_facts(ev, known, speaker_keys, dates.read(ev.content, ev.occurred_at)[0])))
-        add_short_forms(out)
+        add_short_forms(out, self._speakers)
         return out
 
     def event_facts(self, ev: LayerEvent, known: Container[str], speaker_keys: Container[str],

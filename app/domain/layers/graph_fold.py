@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from app.domain.layers.aliases import mostly_places, own_kin, short_forms
+from app.domain.layers.aliases import mostly_places, nicknames, not_people, own_kin, short_forms
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.graph_model import RawFact
 from app.domain.layers.text import _WORD_CASE_RE, COMMON_SHARE, NOT_NAMES, capitalised_spans, norm_name
@@ -47,12 +47,19 @@ def chain_facts(before: Sequence[RawFact], facts: list[RawFact]) -> list[RawFact
     return facts
 
 
-def add_short_forms(facts: Sequence[RawFact]) -> None:
-    """One name said short and long ("Tallow" ... "Tallow Studio") is one entity: the pair rides on
-    the first fact that names the short form."""
+def add_short_forms(facts: Sequence[RawFact], speakers: Sequence[str] = ()) -> None:
+    """One name said short and long ("Tallow" ... "Tallow Studio", `short_forms`; "Bron" ... "Bronwen",
+    `nicknames`) is one entity: the pair rides on the first fact that names the short form."""
     said = Counter(n for f in facts for n, kind in f.entities if kind != "concept")
     place = Counter(n for f in facts for n, kind in f.entities if kind == "place")
-    pairs = short_forms(list(said), mostly_places(place, said))
+    kinds: dict[str, Counter[str]] = {}
+    for f in facts:
+        for n, kind in f.entities:
+            kinds.setdefault(norm_name(n), Counter())[kind] += 1
+    places = mostly_places(place, said)
+    others = not_people(kinds)
+    pairs = short_forms(list(said), places)
+    pairs += nicknames(list(said), frozenset(n for n in said if n in places or norm_name(n) in others), speakers)
     for short, long_ in pairs:
         first = next((f for f in facts if any(n == short for n, _ in f.entities)), None)
         if first is not None:
@@ -162,7 +169,7 @@ class FactFold:
             out.extend(chain_facts(out, [fact_from_dict(eid, f) for f in facts]))
         for ev in self.tail:
             out.extend(chain_facts(out, self._extract(ev)))
-        add_short_forms(out)
+        add_short_forms(out, self.speakers)
         return out
 
     def closed_facts(self, start: int = 0) -> list[tuple[str, list[RawFact]]]:

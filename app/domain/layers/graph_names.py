@@ -21,7 +21,7 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from app.domain.layers.aliases import initials, mostly_places, short_forms
+from app.domain.layers.aliases import initials, mostly_places, nick_key, nicknames, not_people, short_forms
 from app.domain.layers.graph_model import ENTITY_MERGE_COSINE, Entity, RawFact, group_names
 from app.domain.layers.text import norm_name
 
@@ -42,6 +42,7 @@ class NameCounts:
     said: Counter[str] = field(default_factory=Counter)  # surface -> mentions other than as a concept
     stated: list[tuple[int, str, str]] = field(default_factory=list)  # (fact index, x, y)
     by_word: dict[str, set[str]] = field(default_factory=dict)  # first / last word, initials -> longer names
+    by_nick: dict[str, set[str]] = field(default_factory=dict)  # `nick_key` -> names (`nicknames`)
 
     def add(self, facts: Iterable[RawFact]) -> None:
         for f in facts:
@@ -51,6 +52,7 @@ class NameCounts:
                 self.surface_first.setdefault(name, i)
                 if kind != "concept" and name not in self.named:
                     self.named.add(name)
+                    self.by_nick.setdefault(nick_key(name), set()).add(name)
                     toks = name.split()
                     if len(toks) >= 2:
                         self.by_word.setdefault(toks[0], set()).add(name)
@@ -165,14 +167,14 @@ class NameMerge:
         now_open = set(tail.order)
         touched = now_open | self.was_open | self.closed_touched | spoken | (set(surfaces) - self.memo_keys)
         self.was_open, self.closed_touched = now_open, set()
-        out = group_names(keys, surfaces, kinds, first_event, first_pos, speakers, self._same_as(tail), cosine,
+        out = group_names(keys, surfaces, kinds, first_event, first_pos, speakers, self._same_as(tail, speakers), cosine,
                           self.memo, touched)
         self.memo_keys = set(keys)
         return out
 
-    def _same_as(self, tail: NameCounts) -> list[tuple[str, str]]:
-        """The stated pairs and the short forms' (`add_short_forms`: each rides on the first fact
-        naming the short form, after that fact's stated pairs), in fact order, normalised."""
+    def _same_as(self, tail: NameCounts, speakers: Sequence[str]) -> list[tuple[str, str]]:
+        """The stated pairs and the short forms' and nicknames' (`add_short_forms`: each rides on the
+        first fact naming the short form, after that fact's stated pairs), in fact order, normalised."""
         c = self.closed
         named, places = c.named | tail.named, mostly_places(c.places + tail.places, c.said + tail.said)
         first = {**tail.surface_first, **c.surface_first}
@@ -185,6 +187,14 @@ class NameMerge:
             longs = sorted(c.by_word.get(w, set()) | tail.by_word.get(w, set()))
             if w in named or len(longs) > 1 or any(n.split()[-1] == w for n in longs):
                 pairs.update(dict.fromkeys(short_forms([w, *longs] if w in named else longs, places)))
+        for key in set(c.by_nick) | set(tail.by_nick):  # "Bron" ... "Bronwen": one group per first letters
+            group = sorted(c.by_nick.get(key, set()) | tail.by_nick.get(key, set()))
+            if len(group) < 2:
+                continue
+            kinds = {k: c.kind.get(k, Counter()) + tail.kind.get(k, Counter()) for k in map(norm_name, group)}
+            others = not_people(kinds)
+            blocked = frozenset(n for n in group if n in places or norm_name(n) in others)
+            pairs.update(dict.fromkeys(nicknames(group, blocked, speakers)))
         for short, long_ in pairs:
             ordered.append((first[short], 1, short, short, long_))
         ordered.sort()
