@@ -34,7 +34,7 @@ AFTER_DAY_RE = (r"(?:for|to|and|or|at|in|on|until|till|through|with|but|so|becau
 _WD_NAMES = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _NTH = r"(?:first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)"
 # "the second Saturday in January", "the last Friday of the month", "the first Monday of next month"
-NTH_WEEKDAY_RE = (rf"\b(?:on\s+)?the\s+{_NTH}\s+{_WD_NAMES}\s+(?:in|of)\s+(?:{MONTH_RE}(?:,?\s+(?:19|20)\d\d\b)?|"
+NTH_WEEKDAY_RE = (rf"\b(?:on\s+)?(?:the\s+)?{_NTH}\s+{_WD_NAMES}\s+(?:in|of)\s+(?:{MONTH_RE}(?:,?\s+(?:19|20)\d\d\b)?|"
                   r"(?:the|this|next|last)\s+month\b)")
 
 # Days of a month in words: "the first of October", "October the first", "May twenty-third"
@@ -75,7 +75,7 @@ def nth_weekday(expr: str, ref: date, pick_year) -> date | None:  # noqa: ANN001
     """"the second Saturday in January": the month's year by `pick_year(month)`; "the last Friday of
     the month": this month's (next month's, last month's)."""
     low = re.sub(r"\s+", " ", expr.lower())
-    m = re.search(rf"the ({_NTH}) ({_WD_NAMES}) (?:in|of) (.+)$", low)
+    m = re.search(rf"(?:the )?({_NTH}) ({_WD_NAMES}) (?:in|of) (.+)$", low)
     if not m:
         return None
     nth, wd = m.group(1), list(calendar.day_name).index(m.group(2).capitalize())
@@ -111,13 +111,13 @@ _SEASONS = r"(?:summer|winter|spring|fall|autumn)"
 # "a week tomorrow", "the 5th of next month"
 SHIFTED_RE = (rf"\b(?:(?:on\s+)?the\s+{_REL}\s+(?:after\s+next|before\s+last)|{_COUNT}\s+weekends?\s+(?:ago|back|earlier)|"
               rf"in\s+{_COUNT}\s+weekends?(?:['’]\s+time)?|"
-              rf"(?:a|{_COUNT})\s+(?:weeks?|fortnights?)\s+(?:on|from|next|this)\s+{_WD_NAMES}|"
+              rf"(?:a|{_COUNT})\s+(?:weeks?|fortnights?)\s+(?:on|from|next|this|last)\s+{_WD_NAMES}|"
               rf"(?:a|one|two)\s+(?:weeks?|fortnights?)\s+(?:from\s+)?(?:today|tomorrow)|(?:on\s+)?{_WD_NAMES}\s+(?:week|fortnight)(?![\w-])|"
               rf"{_COUNT}\s+{_SEASONS}s\s+(?:ago|back)|"
-              rf"(?:(?:in|during|for|over)\s+)?the\s+(?:first|second|third|fourth|last|final)\s+week\s+(?:of|in)\s+{MONTH_RE}|"
+              rf"(?:(?:in|during|for|over)\s+)?(?:the\s+)?(?:first|second|third|fourth|last|final)\s+week\s+(?:of|in)\s+{MONTH_RE}|"
               rf"(?:(?:in|during|for|over)\s+)?the\s+week\s+of\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_RE}|"
               rf"(?:(?:in|during|for|over)\s+)?the\s+week\s+of\s+{MONTH_RE}\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\b|"
-              rf"(?:(?:in|during|for|over|on|at)\s+)?the\s+(?:first|second|third|fourth|last|final)\s+weekend\s+(?:of|in)\s+{MONTH_RE}|"
+              rf"(?:(?:in|during|for|over|on|at)\s+)?(?:the\s+)?(?:first|second|third|fourth|last|final)\s+weekend\s+(?:of|in)\s+{MONTH_RE}|"
               rf"(?:(?:in|during|for|over|on|at)\s+)?the\s+week(?:end)?\s+of\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?{MONTH_RE})|"
               rf"(?:(?:in|during|for|over|on|at)\s+)?the\s+weekend\s+of\s+(?:(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_RE}|"
               rf"{MONTH_RE}\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\b)|"
@@ -223,6 +223,12 @@ def shifted_span(expr: str, ref: date, prefer: str = "future") -> tuple[date, da
     if m:
         s, e = weekend_of(ref + timedelta(weeks=_count(m.group(1))))
         return s, e, "week"
+    m = re.fullmatch(rf"({_COUNT}) (weeks?|fortnights?) last ({_WD_NAMES})", low)
+    if m:  # "a week last Saturday": a week before the latest Saturday
+        wd = list(calendar.day_name).index(m.group(3).capitalize())
+        weeks = _count(m.group(1)) * (2 if "fortnight" in m.group(2) else 1)
+        d = ref - timedelta(days=(ref.weekday() - wd) % 7 or 7) - timedelta(weeks=weeks)
+        return d, d + timedelta(days=1), "day"
     m = re.fullmatch(rf"({_COUNT}) (weeks?|fortnights?) (?:on|from|next|this) ({_WD_NAMES})|({_WD_NAMES}) (week|fortnight)", low)
     if m:  # "a week on Tuesday", "a fortnight on Saturday", "two weeks from Friday", "Monday fortnight"
         wd = list(calendar.day_name).index((m.group(3) or m.group(4)).capitalize())
@@ -249,7 +255,7 @@ def shifted_span(expr: str, ref: date, prefer: str = "future") -> tuple[date, da
         s_, e_ = season_span(s_.year - n, m.group(2))
         return s_, e_, "season"
     low = re.sub(r"^(?:in|during|for|over|at) ", "", low)
-    m = re.fullmatch(rf"the (first|second|third|fourth|last|final) week (?:of|in) ({MONTH_RE})", low, re.I)
+    m = re.fullmatch(rf"(?:the )?(first|second|third|fourth|last|final) week (?:of|in) ({MONTH_RE})", low, re.I)
     if m:  # "the first week of June": its days 1-7 (the second 8-14, ...); "the last week": its last seven
         mo = MONTHS[m.group(2).lower().rstrip(".")]
         y = pick_year_of(mo, ref, prefer)
@@ -269,7 +275,7 @@ def shifted_span(expr: str, ref: date, prefer: str = "future") -> tuple[date, da
             return None
         s_ = d - timedelta(days=d.weekday())
         return s_, s_ + timedelta(days=7), "week"
-    m = re.fullmatch(rf"the (first|second|third|fourth|last|final) weekend (?:of|in) ({MONTH_RE})", low, re.I)
+    m = re.fullmatch(rf"(?:the )?(first|second|third|fourth|last|final) weekend (?:of|in) ({MONTH_RE})", low, re.I)
     if m:  # "the last weekend of October": its last Saturday and the Sunday after it (the first: its first Saturday)
         mo = MONTHS[m.group(2).lower().rstrip(".")]
         first, end = month_span(pick_year_of(mo, ref, prefer), mo)

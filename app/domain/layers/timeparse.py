@@ -76,7 +76,7 @@ from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, rela
 
 _YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
 
-LAYER_VERSION = "timeparse/12"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
+LAYER_VERSION = "timeparse/13"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
 # 4: "the 10th" before a function word ("till the 10th for work"), a month after for/to/from/till/before/after
 # 5: the forms of timeforms (decades, "the second Saturday in January", fortnights, "the Friday after next",
 #    recurring expressions dropped), "the weekend" by tense, more tense cues
@@ -104,6 +104,8 @@ LAYER_VERSION = "timeparse/12"  # 2: ranges are half-open [range_start, range_en
 #     "the 22nd works", "the 16th suits me", "on the 19th anyway": a day before a verb said of dates or a function word;
 #     two days or months joined by "to" are one stretch ("the 13th of May to the 2nd of June", "from June to
 #     September", "Wednesday to Friday"; not "moving from the 26th to Tuesday"); "in feb", "by sept"; "same day?"
+# 13: "Last Friday in July", "first weekend of june" without "the"; "a week last Saturday"; "the Easter weekend";
+#     a bare month opening a stretch ("covers August to October")
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
@@ -151,6 +153,8 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     # June, August, May, March: those need a preposition or a determiner), nor a month before a day or a name;
     # "September's definitely on" is the month
     (re.compile(r"\b(?:January|February|July|September|October|November|December)\b(?!\s*\d)(?!\s+[A-Z])"), "relative"),
+    # ... and any month opening a stretch to another ("covers August to October"; `joined_ranges` joins them)
+    (re.compile(rf"\b{_MONTH_CAP}(?=\s+(?:to|until|till|through|[-–])\s+(?:(?:early|mid|late)[\s-]+)?{_MONTH_CAP})"), "relative"),
     # a bare season only where it stands for a time ("summer trip", "see you in spring."); "fall" only as
     # "the fall" (a verb otherwise), and never before another noun ("summer camp")
     (re.compile(r"(?<![\w-])(?:the\s+(?:summer|winter|spring|fall|autumn)|summer|winter|spring|autumn)"

@@ -10,9 +10,9 @@ may take a while", "Audi Q3", "quarter past three", "a dunk in the fourth quarte
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
 
-from app.domain.layers.timecal import _HOLIDAY, calendar_span, sentence_around, sentence_tense, tense_around
+from app.domain.layers.timecal import _HOLIDAY, calendar_span, sentence_around, sentence_tense, tense_around, weekend_label
 from app.domain.layers.timediscourse import before_span
 from app.domain.layers.timeforms import following_span
 from app.domain.timeexpr import shift_month
@@ -51,6 +51,9 @@ NEW_YEAR_RE = (_after("at", "since", "by", "until", "till", "after", "before", "
 # the days around a named holiday: "the day after Boxing Day", "the Saturday after Easter", "the week before Christmas"
 AROUND_HOLIDAY_RE = (rf"\b(?:on\s+)?the\s+(?:{_WD_NAMES}|day|night|weekend|week)\s+(?:before|after)\s+"
                      rf"(?:(?:{_HOLIDAY})\b|(?-i:New\s+Year)\b(?!['’]))")
+
+# "the Easter weekend": the Saturday and Sunday of Easter, as any weekend is
+EASTER_WEEKEND_RE = r"\b(?:(?:over|at|on|during|for|by|until|till|after|before)\s+)?(?:the\s+)?Easter\s+weekend\b"
 
 _QUARTER_YEAR = r"(?:\s+of\s+(?:the|this|next|last)\s+year\b|,?\s+(?:of\s+)?(?:(?:19|20)\d\d|(?:next|last|this)\s+year)\b)"
 _NTH_QUARTER = r"\bthe\s+(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b"
@@ -104,14 +107,25 @@ def around_holiday(expr: str, ref: date, prefer: str) -> tuple[date, date, date,
     return None if got is None else (got[0], got[0], got[1], got[2])
 
 
+def easter_weekend(expr: str, ref: date, prefer: str) -> tuple[date, date, date, str, str] | None:
+    """The Saturday and Sunday of the Easter read as "Easter" alone is (the year by the tense)."""
+    if not re.search(r"(?i)\beaster\s+weekend$", expr.strip()):
+        return None
+    day = calendar_span("Easter", ref, prefer)
+    if day is None:
+        return None
+    sat = day[0] - timedelta(days=1)
+    return sat, sat, sat + timedelta(days=2), "week", weekend_label(sat)
+
+
 def told_as_past(text: str, start: int, end: int) -> bool:
     """Is the clause or the sentence around text[start:end] a report of the past?"""
     return tense_around(text, start, end) == "past" or sentence_tense(sentence_around(text, start, end)) == "past"
 
 
 def word_span(expr: str, ref: date, prefer: str) -> tuple | None:
-    """The span of a quarter or of a day around a holiday (None for any other form)."""
-    return quarter_span(expr, ref, prefer) or around_holiday(expr, ref, prefer)
+    """The span of a quarter, of a day around a holiday or of the Easter weekend (None for any other form)."""
+    return quarter_span(expr, ref, prefer) or around_holiday(expr, ref, prefer) or easter_weekend(expr, ref, prefer)
 
 
 # Month names in lower case, as chat writes them ("in july", "by september", "mid-october"): capitalised
@@ -157,4 +171,5 @@ WORD_PATTERNS = [(AROUND_HOLIDAY_RE, "relative", re.I, r"\b(?:before|after)\b"),
                  (QUARTER_RE, "relative", re.I, r"q[1-4]|quarter"), (NTH_QUARTER_RE, "unless past", re.I, "quarter"),
                  (SEASON_YEAR_RE, "relative", re.I, rf"(?:{_SEASONS}|fall)\s+(?:of\s+)?(?:next|last|this)\s+year"),
                  (SEASON_CHOICE_RE, "relative", re.I, _SEASONS), (NEW_YEAR_RE, "relative", 0, r"new\s+year"),
-                 (LOWER_ALONE_RE, "relative", 0, "april|june|august")]
+                 (LOWER_ALONE_RE, "relative", 0, "april|june|august"),
+                 (EASTER_WEEKEND_RE, "relative", re.I, r"easter\s+weekend")]
