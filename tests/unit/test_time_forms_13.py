@@ -55,3 +55,41 @@ def test_a_bare_month_opening_a_stretch_to_another_is_the_stretch():
     # a month that is a name stays a name: nothing here is a date
     assert spans("Tell May to come round.", aug) == []
     assert spans("August was hot.", aug) == []
+
+
+MON_3_FEB_2025 = datetime(2025, 2, 3, 12, tzinfo=timezone.utc)
+
+
+def test_a_stretch_of_days_with_their_weekdays_or_joined_by_and():
+    assert spans("We're away Saturday 19th to Saturday 26th July.", MON_3_FEB_2025) == [
+        ("Saturday 19th to Saturday 26th July", "2025-07-19", "2025-07-27")]
+    assert spans("Tuesday 11 to Thursday 13 February works.", MON_3_FEB_2025) == [
+        ("Tuesday 11 to Thursday 13 February", "2025-02-11", "2025-02-14")]
+    assert spans("Booked 30 and 31 May.", MON_3_FEB_2025) == [("30 and 31 May", "2025-05-30", "2025-06-01")]
+    # two days apart are two days; a date moved to another is two dates; a plot number is no day
+    assert spans("Booked 3 and 10 May.", MON_3_FEB_2025) == [("10 May", "2025-05-10", "2025-05-11")]
+    assert [s for s, _, _ in spans("The class is moving from the 26th to Tuesday 1 April.", MON_3_FEB_2025)] == [
+        "the 26th", "Tuesday 1 April"]
+    assert spans("You keep plot 14 until the 30th of September.", MON_3_FEB_2025) == [
+        ("the 30th of September", "2025-09-30", "2025-10-01")]
+
+
+def test_a_weekday_of_last_or_next_week_and_the_first_or_last_weeks_of_a_month():
+    assert spans("It broke Wednesday last week.", MON_3_FEB_2025) == [("Wednesday last week", "2025-01-29", "2025-01-30")]
+    assert spans("Let's say Friday next week.", MON_3_FEB_2025) == [("Friday next week", "2025-02-14", "2025-02-15")]
+    assert spans("We'll be in Crete the last two weeks of July.", MON_3_FEB_2025) == [
+        ("the last two weeks of July", "2025-07-18", "2025-08-01")]
+    assert spans("The first three weeks of March are busy.", MON_3_FEB_2025) == [
+        ("The first three weeks of March", "2025-03-01", "2025-03-22")]
+
+
+def test_holidays_said_short_computed_or_with_their_year_in_words():
+    dec = datetime(2024, 12, 3, 12, tzinfo=timezone.utc)
+    assert spans("we're shut over xmas", dec) == [("xmas", "2024-12-25", "2024-12-26")]
+    assert spans("Black Friday is coming", MON_3_FEB_2025) == [("Black Friday", "2025-11-28", "2025-11-29")]
+    assert spans("Black Friday last year was huge", dec) == [("Black Friday last year", "2023-11-24", "2023-11-25")]
+    assert spans("Christmas next year at ours?", dec) == [("Christmas next year", "2025-12-25", "2025-12-26")]
+    assert spans("Invoices by end of the month please.", MON_3_FEB_2025) == [
+        ("by end of the month", "2025-02-21", "2025-03-01")]
+    # "last year" alone is still the year
+    assert spans("We did it last year.", dec) == [("last year", "2023-01-01", "2024-01-01")]

@@ -35,13 +35,14 @@ _SEASON = r"(?:summer|winter|spring|fall|autumn)"
 _MONTH_CAP = MONTH_RE
 _ORD = ORD_RE
 _PART = r"early|mid|middle\s+of|late|end\s+of|beginning\s+of|start\s+of"
-# fixed-date holidays (month, day); Thanksgiving (US) is computed; an apostrophe may be left out or curled
+# fixed-date holidays (month, day); Thanksgiving (US) and Black Friday (the day after it) are computed; an apostrophe may be left out or curled
 _HOLIDAYS = {"christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25), "new year's eve": (12, 31),
              "hogmanay": (12, 31), "new year's day": (1, 1), "new year": (1, 1), "halloween": (10, 31), "hallowe'en": (10, 31),
              "valentine's day": (2, 14), "valentine's": (2, 14), "independence day": (7, 4), "april fools' day": (4, 1),
              "april fool's day": (4, 1), "the fourth of july": (7, 4), "fourth of july": (7, 4), "thanksgiving": (11, 0),
              "boxing day": (12, 26), "bonfire night": (11, 5), "guy fawkes night": (11, 5), "st patrick's day": (3, 17),
-             "st. patrick's day": (3, 17), "saint patrick's day": (3, 17), "st paddy's day": (3, 17), "paddy's day": (3, 17)}
+             "st. patrick's day": (3, 17), "saint patrick's day": (3, 17), "st paddy's day": (3, 17), "paddy's day": (3, 17),
+             "xmas": (12, 25), "xmas day": (12, 25), "xmas eve": (12, 24), "black friday": (11, -1)}
 # "New Year" alone is the holiday only after a preposition ("since New Year"), not "Happy new year" (timewords)
 _HOLIDAY = "|".join(re.escape(h).replace("'", "['’]?") for h in sorted(_HOLIDAYS, key=len, reverse=True)
                     if h != "new year") + "|" + EASTER_RE
@@ -270,7 +271,7 @@ def calendar_span(expr: str, base_day: date, prefer: str) -> tuple[date, date, d
             y = pick_year(mo, 0, base_day, prefer)
         s, e = month_span(y, mo)
         return s, s, e, "month", f"{calendar.month_name[mo]} {y}"
-    m = (re.fullmatch(r"(?:(?:at|by|until|before|from) )?the (end|beginning|start|middle) of (the|this|next|last) month", text, re.I)
+    m = (re.fullmatch(r"(?:(?:at|by|until|before|from) )?(?:the )?(end|beginning|start|middle) of (the|this|next|last) month", text, re.I)
          or re.fullmatch(r"(early|mid|late)[ -]*(this|next|last) month", text, re.I))
     if m:
         y, mo = shift_month(base_day.year, base_day.month, {"next": 1, "last": -1}.get(m.group(2).lower(), 0))
@@ -299,7 +300,7 @@ def calendar_span(expr: str, base_day: date, prefer: str) -> tuple[date, date, d
     if m:
         s, e = season_span(int(m.group(2)), m.group(1))
         return s, s, e, "season", f"{m.group(1).lower()} {s.year}"
-    m = re.fullmatch(rf"(?:on )?({_HOLIDAY}|new year)(?: ((?:19|20)\d\d))?", text, re.I)
+    m = re.fullmatch(rf"(?:on )?({_HOLIDAY}|new year)(?: ((?:19|20)\d\d)| (last|next|this) year)?", text, re.I)
     if m:
         key = m.group(1).lower().replace("’", "'")
         key = next((k for k in _HOLIDAYS if re.fullmatch(re.escape(k).replace("'", "'?"), key)), key)
@@ -310,13 +311,13 @@ def calendar_span(expr: str, base_day: date, prefer: str) -> tuple[date, date, d
         def day_of(y: int) -> date:
             if key in EASTER_DAYS:
                 return easter_day(key, y)
-            if dd:
+            if dd > 0:
                 return date(y, mo, dd)
-            first = date(y, 11, 1)  # Thanksgiving: the fourth Thursday of November
-            return first + timedelta(days=(3 - first.weekday()) % 7 + 21)
+            first = date(y, 11, 1)  # Thanksgiving: the fourth Thursday of November; Black Friday the day after
+            return first + timedelta(days=(3 - first.weekday()) % 7 + 21 + (dd < 0))
 
-        if m.group(2):
-            d = day_of(int(m.group(2)))
+        if m.group(2) or m.group(3):  # "Christmas 2023", "Easter last year"
+            d = day_of(int(m.group(2)) if m.group(2) else base_day.year + {"last": -1, "next": 1}.get(m.group(3).lower(), 0))
         else:
             past = day_of(base_day.year) if day_of(base_day.year) <= base_day else day_of(base_day.year - 1)
             future = day_of(base_day.year) if day_of(base_day.year) >= base_day else day_of(base_day.year + 1)

@@ -104,8 +104,8 @@ LAYER_VERSION = "timeparse/13"  # 2: ranges are half-open [range_start, range_en
 #     "the 22nd works", "the 16th suits me", "on the 19th anyway": a day before a verb said of dates or a function word;
 #     two days or months joined by "to" are one stretch ("the 13th of May to the 2nd of June", "from June to
 #     September", "Wednesday to Friday"; not "moving from the 26th to Tuesday"); "in feb", "by sept"; "same day?"
-# 13: "Last Friday in July", "first weekend of june" without "the"; "a week last Saturday"; "the Easter weekend";
-#     a bare month opening a stretch ("covers August to October")
+# 13: "Last Friday in July", "a week last Saturday", "Wednesday last week", "the Easter weekend", "xmas", "Black Friday",
+#     "Christmas next year", "the last two weeks of July", "covers August to October", "30 and 31 May" (tests say more)
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
@@ -134,7 +134,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?i:your|the|my|our|their|his|her|{_SPAN_VERB})\s+{_MONTH_CAP}(?!\s+\d)"), "relative"),
     (re.compile(rf"\b(?:the\s+)?{_SEASON}\s+(?:of\s+)?(?:(?:19|20)\d\d\b|['’]\d\d\b(?!s))", re.I), "absolute"),
     (re.compile(r"\b(?:in|since|back in|during|by|until|of)\s+(?:(?:19|20)\d\d\b|['’]\d\d\b(?!s))", re.I), "absolute"),
-    (re.compile(r"\b(?:(?:at|by|until|before|from)\s+)?the\s+(?:end|beginning|start|middle)\s+of\s+(?:the|this|next|last)\s+month\b|"
+    (re.compile(r"\b(?:(?:at|by|until|before|from)\s+)?(?:the\s+)?(?:end|beginning|start|middle)\s+of\s+(?:the|this|next|last)\s+month\b|"
                 r"\b(?:early|mid|late)[\s-]+(?:this|next|last)\s+month\b", re.I), "relative"),
     (re.compile(r"\b(?:the day before yesterday|the day after tomorrow|yesterday|today|tonight|tomorrow|last night|this (?:morning|afternoon|evening))\b", re.I), "relative"),
     (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+(?:ago|back|earlier)\b", re.I), "relative"),
@@ -347,7 +347,7 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
                 continue
         if re.fullmatch(NTH_WEEKDAY_RE, surface.strip(), re.I):
             prefer = tense_around(text, s, e) or "future"
-        elif re.search(r"\bweek(?:end)?\s+(?:of|in)\b|\s(?:summer|winter|spring|fall|autumn)s\s", low):  # "the last week of May"
+        elif re.search(r"\bweek(?:end)?s?\s+(?:of|in)\b|\s(?:summer|winter|spring|fall|autumn)s\s", low):  # "the last week of May"
             prefer = tense_around(text, s, e) or "future"
         elif re.fullmatch(r"(?:\w+\s+)?the\s+weekend", low) and not low.startswith("since"):
             prefer = tense_around(text, s, e) or "nearest"

@@ -52,6 +52,8 @@ NEW_YEAR_RE = (_after("at", "since", "by", "until", "till", "after", "before", "
 AROUND_HOLIDAY_RE = (rf"\b(?:on\s+)?the\s+(?:{_WD_NAMES}|day|night|weekend|week)\s+(?:before|after)\s+"
                      rf"(?:(?:{_HOLIDAY})\b|(?-i:New\s+Year)\b(?!['’]))")
 
+# a holiday with its year in words: "Christmas this year", "Easter last year" (read by `timecal.calendar_span`)
+HOLIDAY_YEAR_RE = rf"\b(?:on\s+)?(?:{_HOLIDAY})\s+(?:last|next|this)\s+year\b"
 # "the Easter weekend": the Saturday and Sunday of Easter, as any weekend is
 EASTER_WEEKEND_RE = r"\b(?:(?:over|at|on|during|for|by|until|till|after|before)\s+)?(?:the\s+)?Easter\s+weekend\b"
 
@@ -172,4 +174,5 @@ WORD_PATTERNS = [(AROUND_HOLIDAY_RE, "relative", re.I, r"\b(?:before|after)\b"),
                  (SEASON_YEAR_RE, "relative", re.I, rf"(?:{_SEASONS}|fall)\s+(?:of\s+)?(?:next|last|this)\s+year"),
                  (SEASON_CHOICE_RE, "relative", re.I, _SEASONS), (NEW_YEAR_RE, "relative", 0, r"new\s+year"),
                  (LOWER_ALONE_RE, "relative", 0, "april|june|august"),
-                 (EASTER_WEEKEND_RE, "relative", re.I, r"easter\s+weekend")]
+                 (EASTER_WEEKEND_RE, "relative", re.I, r"easter\s+weekend"),
+                 (HOLIDAY_YEAR_RE, "relative", re.I, r"(?:last|next|this)\s+year")]
