@@ -93,3 +93,16 @@ def test_holidays_said_short_computed_or_with_their_year_in_words():
         ("by end of the month", "2025-02-21", "2025-03-01")]
     # "last year" alone is still the year
     assert spans("We did it last year.", dec) == [("last year", "2023-01-01", "2024-01-01")]
+
+
+def test_a_stretch_to_a_bare_day_ends_on_the_first_such_day_after_its_start():
+    dec = datetime(2024, 12, 3, 12, tzinfo=timezone.utc)
+    assert spans("We close from Christmas Eve to the 2nd.", dec) == [("Christmas Eve to the 2nd", "2024-12-24", "2025-01-03")]
+    # a day and a weekday keep their own readings
+    assert spans("Friday to Monday", dec) == [("Friday to Monday", "2024-12-06", "2024-12-10")]
+
+
+def test_that_whole_week_is_the_week_named_before():
+    assert spans("The scope's booked from the 1st of April, so that whole week is out.", MON_3_FEB_2025) == [
+        ("the 1st of April", "2025-04-01", "2025-04-02"), ("that whole week", "2025-03-31", "2025-04-07")]
+    assert spans("I was on call that whole week.", MON_3_FEB_2025) == []  # nothing named before it

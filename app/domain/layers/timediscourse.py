@@ -47,7 +47,7 @@ BEFORE_RE = (rf"\b(?:on\s+)?the\s+(?:{_WD_NAMES}|day|night|weekend|week)\s+befor
 
 # a time the sitting named before, taken up again: "that week", "the same day", "that night", "all weekend", chat's
 # "same day?" ending a clause (not "all day": "I'm at a desk all day" names no day; nor "same day delivery")
-THAT_RE = (r"\b(?:that|the\s+same)\s+(?:day|night|morning|afternoon|evening|week|weekend)\b(?!\s+(?:before|after)\b)"
+THAT_RE = (r"\b(?:that|the\s+same)\s+(?:(?:whole|entire)\s+)?(?:day|night|morning|afternoon|evening|week|weekend)\b(?!\s+(?:before|after)\b)"
            r"|\ball\s+(?:that\s+)?(?:week|weekend)\b|(?<![\w-])same\s+(?:day|week|weekend)(?=\s*(?:[?.!,;]|$))")
 # what "that day" after a weekly habit refers to ("Tuesdays ... leave early that day"): no one day
 _HABIT = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\bevery\b|\bweekdays\b|\bweekends\b")
@@ -284,6 +284,10 @@ _MOVED = re.compile(r"(?i)\b(?:mov|chang|push|shift|switch|swap|postpon|reschedu
                     r"\w*\b[^.!?;]*$")
 
 
+def _month_on(d: date, k: int) -> tuple[int, int]:
+    return d.year + (d.month - 1 + k) // 12, (d.month - 1 + k) % 12 + 1
+
+
 def _a_year_on(d: date) -> date:
     return date(d.year + 1, 3, 1) if (d.month, d.day) == (2, 29) else d.replace(year=d.year + 1)
 
@@ -303,6 +307,10 @@ def joined_ranges(text: str, mentions: list[M]) -> list[M]:
                                                                  and _JOINED_BY.match(m.surface.strip())))):
             s, e = date.fromisoformat(prev.range_start), date.fromisoformat(m.range_end)
             weekday = re.search(rf"(?i)\b{_WD_NAMES}\s*$", m.surface) is not None
+            bare = re.fullmatch(r"(?i)(?:(?:to|until|till|through|thru)\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)", m.surface.strip())
+            if bare:  # "from Christmas Eve to the 2nd": the first such day after the stretch's start
+                e = next((d + timedelta(days=1) for k in range(13) if (d := month_day(*_month_on(s, k), int(bare.group(1))))
+                          and d >= s), e)
             while e <= s:
                 e = e + timedelta(days=7) if weekday else _a_year_on(e)
             if (e - s).days <= 366:

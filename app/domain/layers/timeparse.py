@@ -196,7 +196,7 @@ _NEEDLES: dict[str, re.Pattern[str]] = {  # read in the text in lower case (quic
     DECADE_RE: re.compile(r"\d0['’]?s\b|ties\b|noughties|aughts"),
     RANGE_RE: re.compile(r"\d\s*(?:st|nd|rd|th)?\s*(?:[-–]|\s(?:to|till|until|through|thru|and)\s)"),
     BEFORE_RE: re.compile(r"\b(?:before|after)\b"),
-    THAT_RE: re.compile(r"\b(?:that|same|all)\s+(?:that\s+)?(?:day|night|morning|afternoon|evening|week)"),
+    THAT_RE: re.compile(r"\b(?:that|same|all)\s+(?:that\s+|whole\s+|entire\s+)?(?:day|night|morning|afternoon|evening|week)"),
 }
 _NEEDLES.update({rx: re.compile(needle) for rx, _, _, needle in WORD_PATTERNS})
 _NEEDLES.update({rx.pattern: re.compile("weekend") for rx, _ in _PATTERNS
