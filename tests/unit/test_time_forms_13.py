@@ -106,3 +106,32 @@ def test_that_whole_week_is_the_week_named_before():
     assert spans("The scope's booked from the 1st of April, so that whole week is out.", MON_3_FEB_2025) == [
         ("the 1st of April", "2025-04-01", "2025-04-02"), ("that whole week", "2025-03-31", "2025-04-07")]
     assert spans("I was on call that whole week.", MON_3_FEB_2025) == []  # nothing named before it
+
+
+TUE_2_JUL_2024 = datetime(2024, 7, 2, 12, tzinfo=timezone.utc)
+
+
+def test_a_day_number_without_the_where_chat_drops_it():
+    assert spans("13th is good. I can do the inspections", TUE_2_JUL_2024) == [("13th", "2024-07-13", "2024-07-14")]
+    assert spans("yep first session 7th, she's bought a suit", TUE_2_JUL_2024) == [("7th", "2024-07-07", "2024-07-08")]
+    assert spans("8th's no good, the 15th?", TUE_2_JUL_2024) == [
+        ("8th", "2024-07-08", "2024-07-09"), ("the 15th", "2024-07-15", "2024-07-16")]
+    # a place, a rank, a list of places or a noun after it: no day
+    for text in ("my 13th birthday", "it's on the 5th floor", "he came 3rd in the race", "I'm 5th in the queue",
+                 "2nd, 3rd and 4th places", "the 21st century", "1st class post"):
+        assert spans(text, TUE_2_JUL_2024) == [], text
+
+
+def test_more_stretches_and_a_weekday_said_short():
+    assert spans("so 13th/14th then", TUE_2_JUL_2024) == [("13th/14th", "2024-07-13", "2024-07-15")]
+    assert spans("7th to the 16th of October, six shows", TUE_2_JUL_2024) == [
+        ("7th to the 16th of October", "2024-10-07", "2024-10-17")]
+    assert spans("Field days Tue 14 to Thu 16 May", MON_3_FEB_2025) == [("Tue 14 to Thu 16 May", "2025-05-14", "2025-05-17")]
+    assert spans("Leeds Sat 8th, Manchester Sun 9th", datetime(2024, 6, 1, 12, tzinfo=timezone.utc)) == [
+        ("Sat 8th", "2024-06-08", "2024-06-09"), ("Sun 9th", "2024-06-09", "2024-06-10")]
+    assert spans("The Sun is out", TUE_2_JUL_2024) == []
+
+
+def test_two_weekdays_before_a_plural_part_of_day_recur():
+    assert spans("The club plays on Tuesday and Thursday mornings.", TUE_2_JUL_2024) == []
+    assert spans("Monday, Wednesday or Friday evenings suit me.", TUE_2_JUL_2024) == []

@@ -30,7 +30,7 @@ Granularity = Literal["day", "week", "month", "season", "year"]
 _NUM = r"(?:\d+|" + NUMBER_RE + r"|a|an|a few|a couple of|a couple|few|several)"  # "forty years ago"
 _UNIT = r"(?:days?|weeks?|fortnights?|months?|years?)"
 # abbreviations only when capitalised: "sat" is a verb, "Sat" a day
-_WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|(?-i:Mon|Tues?|Wed|Thur?s?|Fri|Sat)\b\.?)"
+_WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|(?-i:Mon|Tues?|Wed|Thur?s?|Fri|Sat|Sun(?=\.?\s+\d))\b\.?)"
 _SEASON = r"(?:summer|winter|spring|fall|autumn)"
 _MONTH_CAP = MONTH_RE
 _ORD = ORD_RE

@@ -52,7 +52,7 @@ THAT_RE = (r"\b(?:that|the\s+same)\s+(?:(?:whole|entire)\s+)?(?:day|night|mornin
 # what "that day" after a weekly habit refers to ("Tuesdays ... leave early that day"): no one day
 _HABIT = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\bevery\b|\bweekdays\b|\bweekends\b")
 
-_WDS = r"(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_WDS = r"(?:(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?-i:Mon|Tues?|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\.?)"
 # ranges of days: "the 19th to the 21st", "from the 4th to the 8th of May", "the 17th and 18th",
 # "between the 3rd and the 5th", "May 4-8", "4-8 May", "4 to 8 June"
 RANGE_RE = (rf"\b(?:(?i:from|between)\s+)?(?i:the)\s+\d{{1,2}}{_SUF}\s*(?:(?i:to|till|until|through|thru)\s+(?i:the\s+)?|[-–]\s*)"
@@ -62,7 +62,9 @@ RANGE_RE = (rf"\b(?:(?i:from|between)\s+)?(?i:the)\s+\d{{1,2}}{_SUF}\s*(?:(?i:to
             rf"|\b{MONTH_RE}\s+\d{{1,2}}{_SUF}?\s*(?:[-–]|\s(?i:to|till|until|through)\s)\s*\d{{1,2}}{_SUF}?\b(?!\s*[:.]\d)"
             rf"|\b(?:{_WDS}\s+\d{{1,2}}{_SUF}?\s*(?:[-–]|\s(?i:to|till|until|through)\s)\s*{_WDS}\s+"
             rf"|\d{{1,2}}{_SUF}?\s*(?:[-–]|\s(?i:to|till|until|through)\s)\s*)\d{{1,2}}{_SUF}?\s+(?i:of\s+)?{MONTH_RE}\b"
-            rf"|\b\d{{1,2}}{_SUF}?\s+(?i:and)\s+\d{{1,2}}{_SUF}?\s+(?i:of\s+)?{MONTH_RE}\b")  # "Tuesday 11 to Thursday 13 May", "30 and 31 May"
+            rf"|\b\d{{1,2}}{_SUF}?\s+(?i:and)\s+\d{{1,2}}{_SUF}?\s+(?i:of\s+)?{MONTH_RE}\b"
+            rf"|\b\d{{1,2}}{_SUF}\s+(?i:to|till|until|through)\s+(?i:the)\s+\d{{1,2}}{_SUF}\s+(?i:of\s+)?{MONTH_RE}\b"  # "7th to the 16th of May"
+            rf"|(?<![\w/])\d{{1,2}}{_SUF}\s*/\s*\d{{1,2}}{_SUF}\b(?!\s*/)")  # "13th/14th": two adjoining days  # "Tuesday 11 to Thursday 13 May", "30 and 31 May"
 
 # in a mention's own words, a month's name is one however it is written ("the 3rd of july")
 _EXPLICIT = re.compile(rf"{MONTH_RE}|(?i:\b(?:{'|'.join(n.lower() for n in calendar.month_name if n)})\b)|\b\d{{4}}-\d\d-\d\d\b|\b\d{{1,2}}/\d{{1,2}}\b")
@@ -167,7 +169,7 @@ def range_days(expr: str) -> tuple[int, int, int | None, bool] | None:
         return None
     mo = re.search(MONTH_RE, expr)
     month = MONTHS[mo.group(0).lower().rstrip(".")] if mo else None
-    joined = re.search(r"(?i)\band\b", expr) is not None
+    joined = re.search(r"(?i)\band\b|/", expr) is not None
     return nums[0], nums[1], month, joined
 
 

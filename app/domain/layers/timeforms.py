@@ -44,7 +44,7 @@ DAY_WORD_RE = (rf"\b(?i:on\s+)?(?:(?i:the\s+{ORD_WORD_RE}\s+of)\s+{MONTH_RE}|{MO
 # What recurs names no one day; matched only to keep its weekday from being read as a date
 RECURRING_RE = (rf"\b(?:the\s+{_NTH}\s+{_WD_NAMES}\s+(?:of|in)\s+(?:every|each)\s+month|every\s+(?:other\s+|second\s+|single\s+)?(?:{_WD_NAMES}(?:(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)"
                 rf"{_WD_NAMES})*(?:\s+(?:morning|afternoon|evening|night)s?\b)?|weekend|week|month|morning|night|day)|"
-                rf"(?:on\s+)?{_WD_NAMES}s\b|{_WD_NAMES}\s+(?:mornings|afternoons|evenings|nights)\b)")
+                rf"(?:on\s+)?{_WD_NAMES}s\b|{_WD_NAMES}(?:(?:\s*,\s*|\s+(?:and|or)\s+){_WD_NAMES})*\s+(?:mornings|afternoons|evenings|nights)\b)")
 
 # Movable holidays, by their offset from Easter Sunday
 EASTER_DAYS = {"good friday": -2, "holy saturday": -1, "easter sunday": 0, "easter day": 0, "easter monday": 1,

@@ -71,7 +71,7 @@ from app.domain.layers.timediscourse import (BEFORE_RE, NO_DISCOURSE, RANGE_RE, 
                                              before_span, coming_if_far, day_reference, is_range, joined_ranges, named_before,
                                              no_year_date, range_days, range_span, stretch_before, that_span,
                                              weekday_from)
-from app.domain.layers.timewords import LOWER_ALONE_RE, WORD_PATTERNS, cap_months, told_as_past, word_span
+from app.domain.layers.timewords import LATE_PATTERNS, LOWER_ALONE_RE, WORD_PATTERNS, cap_months, told_as_past, word_span
 from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, relative_weekend, year_span
 
 _YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
@@ -105,7 +105,7 @@ LAYER_VERSION = "timeparse/13"  # 2: ranges are half-open [range_start, range_en
 #     two days or months joined by "to" are one stretch ("the 13th of May to the 2nd of June", "from June to
 #     September", "Wednesday to Friday"; not "moving from the 26th to Tuesday"); "in feb", "by sept"; "same day?"
 # 13: "Last Friday in July", "a week last Saturday", "Wednesday last week", "the Easter weekend", "xmas", "Black Friday",
-#     "Christmas next year", "the last two weeks of July", "covers August to October", "30 and 31 May" (tests say more)
+#     "the last two weeks of July", "covers August to October", "30 and 31 May", "13th is good" (test_time_forms_13)
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
@@ -160,6 +160,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?<![\w-])(?:the\s+(?:summer|winter|spring|fall|autumn)|summer|winter|spring|autumn)"
                 r"(?=\s*(?:[.,!?;:]|$)|\s+(?:trip|vacation|holiday|break|plans?|getaway|season)\b)", re.I), "relative"),
     (re.compile(r"\b(?:the other (?:day|week|night)|a while (?:ago|back)|some time ago|not long ago)\b", re.I), "vague"),
+    *[(re.compile(rx, flags), kind) for rx, kind, flags, _ in LATE_PATTERNS],  # "13th is good": after every other form
 ]
 
 # a month's name, capitalised, in patterns that read case (the month is the only way they can match)
@@ -194,11 +195,11 @@ _NEEDLES: dict[str, re.Pattern[str]] = {  # read in the text in lower case (quic
     RECURRING_RE: re.compile(r"every|days\b|day\s+(?:morning|afternoon|evening|night)s"),
     DAY_WORD_RE: re.compile(r"(?:first|second|third|[a-z]th)\b"),
     DECADE_RE: re.compile(r"\d0['’]?s\b|ties\b|noughties|aughts"),
-    RANGE_RE: re.compile(r"\d\s*(?:st|nd|rd|th)?\s*(?:[-–]|\s(?:to|till|until|through|thru|and)\s)"),
+    RANGE_RE: re.compile(r"\d\s*(?:st|nd|rd|th)?\s*(?:[-–/]|\s(?:to|till|until|through|thru|and)\s)"),
     BEFORE_RE: re.compile(r"\b(?:before|after)\b"),
     THAT_RE: re.compile(r"\b(?:that|same|all)\s+(?:that\s+|whole\s+|entire\s+)?(?:day|night|morning|afternoon|evening|week)"),
 }
-_NEEDLES.update({rx: re.compile(needle) for rx, _, _, needle in WORD_PATTERNS})
+_NEEDLES.update({rx: re.compile(needle) for rx, _, _, needle in WORD_PATTERNS + LATE_PATTERNS})
 _NEEDLES.update({rx.pattern: re.compile("weekend") for rx, _ in _PATTERNS
                  if "the\\s+weekend" in rx.pattern and rx.pattern not in _NEEDLES})
 
@@ -274,7 +275,7 @@ def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date,
     text = re.sub(r"^past\s+(?=week|month|year)", "last ", text, flags=re.I)
     text = re.sub(r"^(\d{1,2})(st|nd|rd|th)\s+of\s+", r"\1 ", text)
     text = re.sub(r"\b(this (morning|afternoon|evening))\b", "today", text, flags=re.I)
-    text = re.sub(r"\b(Mon|Tues?|Wed|Thur?s?|Fri|Sat)\b\.?", lambda m: _WD_FULL[m.group(1)[:3].lower()], text)
+    text = re.sub(r"\b(Mon|Tues?|Wed|Thur?s?|Fri|Sat|Sun)\b\.?", lambda m: _WD_FULL[m.group(1)[:3].lower()], text)
     gran = granularity(expr)
     settings = {
         "RELATIVE_BASE": datetime.combine(base_day, datetime.min.time()).replace(hour=12),
@@ -360,7 +361,7 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
             # no tense at all (present: "the demo is on Friday", "I start on June 12"): the coming one
             prefer = tense or "future"
         since = re.search(r"(?i)\bsince\s+$", text[max(0, s - 8):s]) is not None  # "since the 3rd", "since Friday"
-        nth = re.fullmatch(r"(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)", ordinals_to_digits(surface.strip()), re.I)
+        nth = re.fullmatch(r"(?:on\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)", ordinals_to_digits(surface.strip()), re.I)
         if nth:  # "on August 10 and back on the 24th": the month of the day named before it
             day = int(nth.group(1))  # in the turn, a named date; else a restatement of the last one; else any day
             anchor = None if since else discourse.anchored(day)  # a restatement of the day last named

@@ -14,7 +14,7 @@ from datetime import date, timedelta
 
 from app.domain.layers.timecal import _HOLIDAY, calendar_span, sentence_around, sentence_tense, tense_around, weekend_label
 from app.domain.layers.timediscourse import before_span
-from app.domain.layers.timeforms import following_span
+from app.domain.layers.timeforms import AFTER_DAY_RE, following_span
 from app.domain.timeexpr import shift_month
 
 _WD_NAMES = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
@@ -166,6 +166,15 @@ def cap_months(text: str) -> str:
     return _LOWER_MONTH.sub(sub, text)
 
 
+# a day number without "the" where chat drops it, before a verb said of dates, a function word or the clause's end
+# ("13th is good", "first session 7th", "8th's no good"); not after a determiner ("my 13th birthday", "a 3rd go") nor
+# before a noun ("5th floor"), nor a place in a race or a list ("came 3rd", "I'm 5th in the queue", "2nd, 3rd and 4th"):
+# read after every other form (`LATE_PATTERNS`), and resolved as "the 13th" is
+BARE_DAY_RE = (r"(?<![\w/£$€#.,:-])(?<!\bthe\s)(?<!\bmy\s)(?<!\bher\s)(?<!\bhis\s)(?<!\bour\s)(?<!\byour\s)(?<!\btheir\s)"
+               r"(?<!\bits\s)(?<!\ba\s)(?<!\bany\s)(?<!\beach\s)(?<!\bevery\s)(?<!\bcame\s)(?<!\bfinished\s)(?<!\bplaced\s)"
+               r"(?<!\branked\s)(?<!['’]m\s)(?<!\bam\s)(?<!\bis\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bare\s)(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)\b"
+               rf"(?=\s*(?:[,.!?;:)]|$)|['’]s\b|\s+(?:{AFTER_DAY_RE})\b)(?!\s*(?:,|and|or)\s*\d)")
+
 # (pattern, kind, flags, needle) for `timeparse`'s list, ahead of the forms they would otherwise lose to ("next
 # year"); a text without the needle (case aside) cannot match the pattern, and most texts have none
 _SEASONS = r"summer|winter|spring|autumn"
@@ -176,3 +185,4 @@ WORD_PATTERNS = [(AROUND_HOLIDAY_RE, "relative", re.I, r"\b(?:before|after)\b"),
                  (LOWER_ALONE_RE, "relative", 0, "april|june|august"),
                  (EASTER_WEEKEND_RE, "relative", re.I, r"easter\s+weekend"),
                  (HOLIDAY_YEAR_RE, "relative", re.I, r"(?:last|next|this)\s+year")]
+LATE_PATTERNS = [(BARE_DAY_RE, "relative", 0, r"\d(?:st|nd|rd|th)\b")]
