@@ -295,6 +295,7 @@ def ab(args: argparse.Namespace) -> int:
               "http_pass": slim([http])[0] if http else None}
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out = args.out_dir / f"latency-{args.tag}-{stamp}"
+    out.parent.mkdir(parents=True, exist_ok=True)  # a fresh --out-dir: made, not a crash after every round
     out.with_suffix(".json").write_text(json.dumps(result, indent=0))
     md = report(result)
     out.with_suffix(".md").write_text(md)
