@@ -195,13 +195,13 @@ _NEEDLES: dict[str, re.Pattern[str]] = {  # read in the text in lower case (quic
     RECURRING_RE: re.compile(r"every|days\b|day\s+(?:morning|afternoon|evening|night)s"),
     DAY_WORD_RE: re.compile(r"(?:first|second|third|[a-z]th)\b"),
     DECADE_RE: re.compile(r"\d0['’]?s\b|ties\b|noughties|aughts"),
-    RANGE_RE: re.compile(r"\d\s*(?:st|nd|rd|th)?\s*(?:[-–/]|\s(?:to|till|until|through|thru|and)\s)"),
+    RANGE_RE: re.compile(r"\d\s*(?:st|nd|rd|th)?\s*(?:[-–]|\s(?:to|till|until|through|thru|and)\s)|\d(?:st|nd|rd|th)\s*/"),
     BEFORE_RE: re.compile(r"\b(?:before|after)\b"),
     THAT_RE: re.compile(r"\b(?:that|same|all)\s+(?:that\s+|whole\s+|entire\s+)?(?:day|night|morning|afternoon|evening|week)"),
 }
 _NEEDLES.update({rx: re.compile(needle) for rx, _, _, needle in WORD_PATTERNS + LATE_PATTERNS})
-_NEEDLES.update({rx.pattern: re.compile("weekend") for rx, _ in _PATTERNS
-                 if "the\\s+weekend" in rx.pattern and rx.pattern not in _NEEDLES})
+_NEEDLES.update({rx.pattern: re.compile("weekend" if "weekend" in rx.pattern else r"\bmonth\b") for rx, _ in _PATTERNS
+                 if ("the\\s+weekend" in rx.pattern or rx.pattern.endswith(r"month\b")) and rx.pattern not in _NEEDLES})
 
 
 def find_time_expressions(text: str) -> list[tuple[int, int, str, str]]:

@@ -170,7 +170,7 @@ def cap_months(text: str) -> str:
 # ("13th is good", "first session 7th", "8th's no good"); not after a determiner ("my 13th birthday", "a 3rd go") nor
 # before a noun ("5th floor"), nor a place in a race or a list ("came 3rd", "I'm 5th in the queue", "2nd, 3rd and 4th"):
 # read after every other form (`LATE_PATTERNS`), and resolved as "the 13th" is
-BARE_DAY_RE = (r"(?<![\w/£$€#.,:-])(?<!\bthe\s)(?<!\bmy\s)(?<!\bher\s)(?<!\bhis\s)(?<!\bour\s)(?<!\byour\s)(?<!\btheir\s)"
+BARE_DAY_RE = (r"(?=\d)(?<![\w/£$€#.,:-])(?<!\bthe\s)(?<!\bmy\s)(?<!\bher\s)(?<!\bhis\s)(?<!\bour\s)(?<!\byour\s)(?<!\btheir\s)"
                r"(?<!\bits\s)(?<!\ba\s)(?<!\bany\s)(?<!\beach\s)(?<!\bevery\s)(?<!\bcame\s)(?<!\bfinished\s)(?<!\bplaced\s)"
                r"(?<!\branked\s)(?<!['’]m\s)(?<!\bam\s)(?<!\bis\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bare\s)(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)\b"
                rf"(?=\s*(?:[,.!?;:)]|$)|['’]s\b|\s+(?:{AFTER_DAY_RE})\b)(?!\s*(?:,|and|or)\s*\d)")
