@@ -135,3 +135,11 @@ def test_more_stretches_and_a_weekday_said_short():
 def test_two_weekdays_before_a_plural_part_of_day_recur():
     assert spans("The club plays on Tuesday and Thursday mornings.", TUE_2_JUL_2024) == []
     assert spans("Monday, Wednesday or Friday evenings suit me.", TUE_2_JUL_2024) == []
+
+
+def test_a_stretch_of_months_by_a_dash_and_a_school_grade_is_no_day():
+    march = datetime(2024, 3, 2, 12, tzinfo=timezone.utc)
+    assert spans("#### Q2 (April - June) - collect the data", march) == [("April - June", "2024-04-01", "2024-07-01")]
+    assert spans("Script finalisation (March - April)", march) == [("March - April", "2024-03-01", "2024-05-01")]
+    assert spans("a score of around 7th to 8th grade reading level", march) == []
+    assert spans("her 8th grade teacher", march) == []

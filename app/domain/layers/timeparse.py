@@ -153,8 +153,8 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     # June, August, May, March: those need a preposition or a determiner), nor a month before a day or a name;
     # "September's definitely on" is the month
     (re.compile(r"\b(?:January|February|July|September|October|November|December)\b(?!\s*\d)(?!\s+[A-Z])"), "relative"),
-    # ... and any month opening a stretch to another ("covers August to October"; `joined_ranges` joins them)
-    (re.compile(rf"\b{_MONTH_CAP}(?=\s+(?:to|until|till|through|[-–])\s+(?:(?:early|mid|late)[\s-]+)?{_MONTH_CAP})"), "relative"),
+    # ... a month opening a stretch or closing one after a dash ("August to October", "(April - June)": joined_ranges)
+    (re.compile(rf"\b{_MONTH_CAP}(?=\s*(?:to|until|till|through|[-–])\s*(?:(?:early|mid|late)[\s-]+)?{_MONTH_CAP})|(?<=[-–]\s){_MONTH_CAP}\b"), "relative"),
     # a bare season only where it stands for a time ("summer trip", "see you in spring."); "fall" only as
     # "the fall" (a verb otherwise), and never before another noun ("summer camp")
     (re.compile(r"(?<![\w-])(?:the\s+(?:summer|winter|spring|fall|autumn)|summer|winter|spring|autumn)"

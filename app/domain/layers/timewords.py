@@ -173,7 +173,8 @@ def cap_months(text: str) -> str:
 BARE_DAY_RE = (r"(?=\d)(?<![\w/£$€#.,:-])(?<!\bthe\s)(?<!\bmy\s)(?<!\bher\s)(?<!\bhis\s)(?<!\bour\s)(?<!\byour\s)(?<!\btheir\s)"
                r"(?<!\bits\s)(?<!\ba\s)(?<!\bany\s)(?<!\beach\s)(?<!\bevery\s)(?<!\bcame\s)(?<!\bfinished\s)(?<!\bplaced\s)"
                r"(?<!\branked\s)(?<!['’]m\s)(?<!\bam\s)(?<!\bis\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bare\s)(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)\b"
-               rf"(?=\s*(?:[,.!?;:)]|$)|['’]s\b|\s+(?:{AFTER_DAY_RE})\b)(?!\s*(?:,|and|or)\s*\d)")
+               rf"(?=\s*(?:[,.!?;:)]|$)|['’]s\b|\s+(?:{AFTER_DAY_RE})\b)(?!\s*(?:,|and|or)\s*\d)"
+               r"(?!(?:\s*(?:-|–|to|/)\s*\d{1,2}(?:st|nd|rd|th))?\s+(?:grade|century|floor|place|year|birthday|time|edition|round)s?\b)")
 
 # (pattern, kind, flags, needle) for `timeparse`'s list, ahead of the forms they would otherwise lose to ("next
 # year"); a text without the needle (case aside) cannot match the pattern, and most texts have none
