@@ -60,11 +60,14 @@ RANGE_RE = (rf"\b(?:(?i:from|between)\s+)?(?i:the)\s+\d{{1,2}}{_SUF}\s*(?:(?i:to
             rf"|\b(?i:the)\s+\d{{1,2}}{_SUF}\s+(?i:and)\s+\d{{1,2}}{_SUF}(?:\s+(?i:of\s+)?{MONTH_RE}\b)?"
             rf"|\b(?:(?i:between)\s+)(?i:the)\s+\d{{1,2}}{_SUF}\s+(?i:and)\s+(?i:the\s+)?\d{{1,2}}{_SUF}(?:\s+(?i:of\s+)?{MONTH_RE}\b)?"
             rf"|\b{MONTH_RE}\s+\d{{1,2}}{_SUF}?\s*(?:[-–]|\s(?i:to|till|until|through)\s)\s*\d{{1,2}}{_SUF}?\b(?!\s*[:.]\d)"
-            rf"|\b(?:{_WDS}\s+\d{{1,2}}{_SUF}?\s*(?:[-–]|\s(?i:to|till|until|through)\s)\s*{_WDS}\s+"
-            rf"|\d{{1,2}}{_SUF}?\s*(?:[-–]|\s(?i:to|till|until|through)\s)\s*)\d{{1,2}}{_SUF}?\s+(?i:of\s+)?{MONTH_RE}\b"
-            rf"|\b\d{{1,2}}{_SUF}?\s+(?i:and)\s+\d{{1,2}}{_SUF}?\s+(?i:of\s+)?{MONTH_RE}\b"
-            rf"|\b\d{{1,2}}{_SUF}\s+(?i:to|till|until|through)\s+(?i:the)\s+\d{{1,2}}{_SUF}\s+(?i:of\s+)?{MONTH_RE}\b"  # "7th to the 16th of May"
-            rf"|(?<![\w/])\d{{1,2}}{_SUF}\s*/\s*\d{{1,2}}{_SUF}\b(?!\s*/)")  # "13th/14th": two adjoining days  # "Tuesday 11 to Thursday 13 May", "30 and 31 May"
+            rf"|\b(?=[MTWFSmtwfs]){_WDS}\s+\d{{1,2}}{_SUF}?\s*(?:[-–]|\s(?i:to|till|until|through)\s)\s*{_WDS}\s+"
+            rf"\d{{1,2}}{_SUF}?\s+(?i:of\s+)?{MONTH_RE}\b"  # "Tue 11 to Thu 13 May"
+            # the forms opening with a number, behind one look for a digit: "4-8 May", "30 and 31 May", "7th to the 16th
+            # of May", "13th/14th"
+            rf"|\b(?=\d)(?:\d{{1,2}}{_SUF}?\s*(?:[-–]|\s(?i:to|till|until|through)\s)\s*\d{{1,2}}{_SUF}?\s+(?i:of\s+)?{MONTH_RE}\b"
+            rf"|\d{{1,2}}{_SUF}?\s+(?i:and)\s+\d{{1,2}}{_SUF}?\s+(?i:of\s+)?{MONTH_RE}\b"
+            rf"|\d{{1,2}}{_SUF}\s+(?i:to|till|until|through)\s+(?i:the)\s+\d{{1,2}}{_SUF}\s+(?i:of\s+)?{MONTH_RE}\b"
+            rf"|(?<![\w/])\d{{1,2}}{_SUF}\s*/\s*\d{{1,2}}{_SUF}\b(?!\s*/))")
 
 # in a mention's own words, a month's name is one however it is written ("the 3rd of july")
 _EXPLICIT = re.compile(rf"{MONTH_RE}|(?i:\b(?:{'|'.join(n.lower() for n in calendar.month_name if n)})\b)|\b\d{{4}}-\d\d-\d\d\b|\b\d{{1,2}}/\d{{1,2}}\b")

@@ -122,9 +122,11 @@ SHIFTED_RE = (rf"\b(?:(?:on\s+)?the\s+{_REL}\s+(?:after\s+next|before\s+last)|{_
               rf"(?:(?:in|during|for|over|on|at)\s+)?the\s+weekend\s+of\s+(?:(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_RE}|"
               rf"{MONTH_RE}\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\b)|"
               r"(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\s+of\s+(?:this|next|last)\s+month|"
-              r"this\s+time\s+(?:(?:next|last)\s+(?:week|month|year)|tomorrow|yesterday)\b|"
-              rf"(?:on\s+)?{_WD_NAMES}\s+(?:last|next|this)\s+week\b|"  # "Wednesday last week"
-              rf"(?:(?:in|during|for|over)\s+)?(?:the\s+)?(?:first|last|final)\s+(?:two|three|2|3)\s+weeks\s+(?:of|in)\s+{MONTH_RE})")
+              r"this\s+time\s+(?:(?:next|last)\s+(?:week|month|year)|tomorrow|yesterday)\b)")
+# read by `shifted_span` too, but matched apart behind their own pre-tests (`timewords.WORD_PATTERNS`): "Wednesday last
+# week"; "the last two weeks of July"
+WEEKDAY_OF_WEEK_RE = rf"\b(?:on\s+)?{_WD_NAMES}\s+(?:last|next|this)\s+week\b"
+WEEKS_OF_MONTH_RE = rf"\b(?:(?:in|during|for|over)\s+)?(?:the\s+)?(?:first|1st|last|final)\s+(?:two|three|2|3)\s+weeks\s+(?:of|in)\s+{MONTH_RE}"
 # "the following Saturday", "the Saturday after", "the next day", "the following week": after the day
 # named before it in the same text (else the day it is said); "the night before last", "two Saturdays ago"
 FOLLOWING_RE = (rf"\b(?:(?:on\s+)?the\s+(?:following\s+(?:{_WD_NAMES}|day|morning|week|weekend)|next\s+(?:day|morning))\b|"
@@ -262,12 +264,12 @@ def shifted_span(expr: str, ref: date, prefer: str = "future") -> tuple[date, da
         s_, e_ = season_span(s_.year - n, m.group(2))
         return s_, e_, "season"
     low = re.sub(r"^(?:in|during|for|over|at) ", "", low)
-    m = re.fullmatch(rf"(?:the )?(first|last|final) (two|three|2|3) weeks (?:of|in) ({MONTH_RE})", low, re.I)
+    m = re.fullmatch(rf"(?:the )?(first|1st|last|final) (two|three|2|3) weeks (?:of|in) ({MONTH_RE})", low, re.I)
     if m:  # "the last two weeks of July": its last fourteen days ("the first two weeks": days 1-14)
         mo = MONTHS[m.group(3).lower().rstrip(".")]
         first, end = month_span(pick_year_of(mo, ref, prefer), mo)
         n = 7 * {"two": 2, "three": 3}.get(m.group(2), 0) or 7 * int(m.group(2))
-        return (first, first + timedelta(days=n), "day") if m.group(1) == "first" else (end - timedelta(days=n), end, "day")
+        return (first, first + timedelta(days=n), "day") if m.group(1) in ("first", "1st") else (end - timedelta(days=n), end, "day")
     m = re.fullmatch(rf"(?:the )?(first|second|third|fourth|last|final) week (?:of|in) ({MONTH_RE})", low, re.I)
     if m:  # "the first week of June": its days 1-7 (the second 8-14, ...); "the last week": its last seven
         mo = MONTHS[m.group(2).lower().rstrip(".")]

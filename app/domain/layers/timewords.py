@@ -14,7 +14,7 @@ from datetime import date, timedelta
 
 from app.domain.layers.timecal import _HOLIDAY, calendar_span, sentence_around, sentence_tense, tense_around, weekend_label
 from app.domain.layers.timediscourse import before_span
-from app.domain.layers.timeforms import AFTER_DAY_RE, following_span
+from app.domain.layers.timeforms import AFTER_DAY_RE, WEEKDAY_OF_WEEK_RE, WEEKS_OF_MONTH_RE, following_span, shifted_span
 from app.domain.timeexpr import shift_month
 
 _WD_NAMES = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
@@ -126,7 +126,11 @@ def told_as_past(text: str, start: int, end: int) -> bool:
 
 
 def word_span(expr: str, ref: date, prefer: str) -> tuple | None:
-    """The span of a quarter, of a day around a holiday or of the Easter weekend (None for any other form)."""
+    """The span of a quarter, of a day around a holiday, of the Easter weekend, of "Wednesday last week" or "the last
+    two weeks of July" (None for any other form)."""
+    if re.fullmatch(WEEKDAY_OF_WEEK_RE, expr.strip(), re.I) or re.fullmatch(WEEKS_OF_MONTH_RE, expr.strip(), re.I):
+        sh = shifted_span(expr, ref, "past" if prefer == "past" else "future")
+        return None if sh is None else (sh[0], sh[0], sh[1], sh[2])
     return quarter_span(expr, ref, prefer) or around_holiday(expr, ref, prefer) or easter_weekend(expr, ref, prefer)
 
 
@@ -185,5 +189,7 @@ WORD_PATTERNS = [(AROUND_HOLIDAY_RE, "relative", re.I, r"\b(?:before|after)\b"),
                  (SEASON_CHOICE_RE, "relative", re.I, _SEASONS), (NEW_YEAR_RE, "relative", 0, r"new\s+year"),
                  (LOWER_ALONE_RE, "relative", 0, "april|june|august"),
                  (EASTER_WEEKEND_RE, "relative", re.I, r"easter\s+weekend"),
-                 (HOLIDAY_YEAR_RE, "relative", re.I, r"(?:last|next|this)\s+year")]
+                 (HOLIDAY_YEAR_RE, "relative", re.I, r"(?:last|next|this)\s+year"),
+                 (WEEKDAY_OF_WEEK_RE, "relative", re.I, r"day\s+(?:last|next|this)\s+week"),
+                 (WEEKS_OF_MONTH_RE, "relative", re.I, r"(?:first|last|final)\s+(?:two|three|2|3)\s+weeks\s+(?:of|in)\b")]
 LATE_PATTERNS = [(BARE_DAY_RE, "relative", 0, r"\d(?:st|nd|rd|th)\b")]
