@@ -266,7 +266,7 @@ def short_forms(names: list[str], places: frozenset[str] = frozenset()) -> list[
 
 
 _NICK_ENDS = ("ie", "y", "i")  # "Bernie" / "Bernadette", "Toby" / "Tobias", "Tobi" / "Tobias"
-NOT_PEOPLE = frozenset({"place", "organization", "event", "concept"})  # kinds a first name is not
+NOT_PEOPLE = frozenset({"place", "organization", "event"})  # kinds a first name is not
 
 
 def _nick_stem(name: str) -> str:
@@ -318,6 +318,6 @@ def not_people(kinds: Mapping[str, Counter[str]]) -> frozenset[str]:
     out = set()
     for n, votes in kinds.items():
         named = sum(v for k, v in votes.items() if k != "concept")
-        if 2 * sum(v for k, v in votes.items() if k in NOT_PEOPLE and k != "concept") > named:
+        if 2 * sum(v for k, v in votes.items() if k in NOT_PEOPLE) > named:
             out.add(n)
     return frozenset(out)

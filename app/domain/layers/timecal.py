@@ -35,7 +35,8 @@ _SEASON = r"(?:summer|winter|spring|fall|autumn)"
 _MONTH_CAP = MONTH_RE
 _ORD = ORD_RE
 _PART = r"early|mid|middle\s+of|late|end\s+of|beginning\s+of|start\s+of"
-# fixed-date holidays (month, day); Thanksgiving (US) and Black Friday (the day after it) are computed; an apostrophe may be left out or curled
+# fixed-date holidays (month, day); Thanksgiving (US) and Black Friday (the day after it, day -1) are computed; an
+# apostrophe may be left out or curled
 _HOLIDAYS = {"christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25), "new year's eve": (12, 31),
              "hogmanay": (12, 31), "new year's day": (1, 1), "new year": (1, 1), "halloween": (10, 31), "hallowe'en": (10, 31),
              "valentine's day": (2, 14), "valentine's": (2, 14), "independence day": (7, 4), "april fools' day": (4, 1),

@@ -2,8 +2,10 @@
 writes them ("in july", "by september": `cap_months`; "august works."), quarters ("in Q3", "Q4 2024", "the
 third quarter of next year", "next quarter": the calendar quarter's days), a season named as a choice or with
 its year ("Spring it is.", "summer works for me", "Spring next year"), "New Year" after a preposition ("since
-New Year"), and the days around a named holiday ("the day after Boxing Day", "the Saturday after Easter").
-"this time next week" is read by `timeforms.shifted_span`. Each form asks for a time context, so that "this
+New Year"), the days around a named holiday ("the day after Boxing Day", "the Saturday after Easter"), a
+holiday with its year in words ("Christmas next year"), "the Easter weekend", "Wednesday last week" and "the last
+two weeks of July" (read by `timeforms.shifted_span`, as "this time next week" is), and a day number without "the"
+where chat drops it ("13th is good", `LATE_PATTERNS`). Each form asks for a time context, so that "this
 may take a while", "Audi Q3", "quarter past three", "a dunk in the fourth quarter", "a spring in his step" or
 "Happy new year!" name no date. Pure functions, no I/O.
 """
