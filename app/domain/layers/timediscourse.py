@@ -289,10 +289,6 @@ _MOVED = re.compile(r"(?i)\b(?:mov|chang|push|shift|switch|swap|postpon|reschedu
                     r"\w*\b[^.!?;]*$")
 
 
-def _month_on(d: date, k: int) -> tuple[int, int]:
-    return d.year + (d.month - 1 + k) // 12, (d.month - 1 + k) % 12 + 1
-
-
 def _a_year_on(d: date) -> date:
     return date(d.year + 1, 3, 1) if (d.month, d.day) == (2, 29) else d.replace(year=d.year + 1)
 
@@ -313,9 +309,8 @@ def joined_ranges(text: str, mentions: list[M]) -> list[M]:
             s, e = date.fromisoformat(prev.range_start), date.fromisoformat(m.range_end)
             weekday = re.search(rf"(?i)\b{_WD_NAMES}\s*$", m.surface) is not None
             bare = re.fullmatch(r"(?i)(?:(?:to|until|till|through|thru)\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)", m.surface.strip())
-            if bare:  # "from Christmas Eve to the 2nd": the first such day after the stretch's start
-                e = next((d + timedelta(days=1) for k in range(13) if (d := month_day(*_month_on(s, k), int(bare.group(1))))
-                          and d >= s), e)
+            if bare and (first := nth_day(s, int(bare.group(1)), "future")):  # "from Christmas Eve to the 2nd": the first
+                e = first[2]  # such day after the stretch's start
             while e <= s:
                 e = e + timedelta(days=7) if weekday else _a_year_on(e)
             if (e - s).days <= 366:

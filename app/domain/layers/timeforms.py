@@ -127,6 +127,7 @@ SHIFTED_RE = (rf"\b(?:(?:on\s+)?the\s+{_REL}\s+(?:after\s+next|before\s+last)|{_
 # week"; "the last two weeks of July"
 WEEKDAY_OF_WEEK_RE = rf"\b(?:on\s+)?{_WD_NAMES}\s+(?:last|next|this)\s+week\b"
 WEEKS_OF_MONTH_RE = rf"\b(?:(?:in|during|for|over)\s+)?(?:the\s+)?(?:first|1st|last|final)\s+(?:two|three|2|3)\s+weeks\s+(?:of|in)\s+{MONTH_RE}"
+SHIFTED_FORMS = (SHIFTED_RE, WEEKDAY_OF_WEEK_RE, WEEKS_OF_MONTH_RE)  # what `shifted_span` reads
 # "the following Saturday", "the Saturday after", "the next day", "the following week": after the day
 # named before it in the same text (else the day it is said); "the night before last", "two Saturdays ago"
 FOLLOWING_RE = (rf"\b(?:(?:on\s+)?the\s+(?:following\s+(?:{_WD_NAMES}|day|morning|week|weekend)|next\s+(?:day|morning))\b|"

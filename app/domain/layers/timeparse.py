@@ -54,6 +54,7 @@ from app.domain.layers.timeforms import (
     FOLLOWING_RE,
     NTH_WEEKDAY_RE,
     RECURRING_RE,
+    SHIFTED_FORMS,
     SHIFTED_RE,
     YEAR_PART_RE,
     decade_span,
@@ -230,7 +231,7 @@ def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date,
     if re.fullmatch(NTH_WEEKDAY_RE, expr.strip(), re.I):  # "the second Saturday in January"
         nd = nth_weekday(expr, base_day, lambda mo: pick_year(mo, 0, base_day, prefer))
         return None if nd is None else (nd, nd, nd + timedelta(days=1), "day", label(nd, "day"))
-    if re.fullmatch(SHIFTED_RE, expr.strip(), re.I):  # "the Friday after next", "two weekends ago"
+    if any(re.fullmatch(rx, expr.strip(), re.I) for rx in SHIFTED_FORMS):  # "the Friday after next", "Wednesday last week"
         sh = shifted_span(expr, base_day, "past" if prefer == "past" else "future")
         return None if sh is None else (sh[0], sh[0], sh[1], sh[2])  # type: ignore[return-value]
     if re.fullmatch(YEAR_PART_RE, expr.strip(), re.I):  # "mid-2024": a third of the year

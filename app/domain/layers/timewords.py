@@ -12,11 +12,11 @@ may take a while", "Audi Q3", "quarter past three", "a dunk in the fourth quarte
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
+from datetime import date
 
 from app.domain.layers.timecal import _HOLIDAY, calendar_span, sentence_around, sentence_tense, tense_around, weekend_label
 from app.domain.layers.timediscourse import before_span
-from app.domain.layers.timeforms import AFTER_DAY_RE, WEEKDAY_OF_WEEK_RE, WEEKS_OF_MONTH_RE, following_span, shifted_span
+from app.domain.layers.timeforms import AFTER_DAY_RE, WEEKDAY_OF_WEEK_RE, WEEKS_OF_MONTH_RE, following_span, weekend_of
 from app.domain.timeexpr import shift_month
 
 _WD_NAMES = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
@@ -118,8 +118,8 @@ def easter_weekend(expr: str, ref: date, prefer: str) -> tuple[date, date, date,
     day = calendar_span("Easter", ref, prefer)
     if day is None:
         return None
-    sat = day[0] - timedelta(days=1)
-    return sat, sat, sat + timedelta(days=2), "week", weekend_label(sat)
+    sat, end = weekend_of(day[0])
+    return sat, sat, end, "week", weekend_label(sat)
 
 
 def told_as_past(text: str, start: int, end: int) -> bool:
@@ -128,11 +128,7 @@ def told_as_past(text: str, start: int, end: int) -> bool:
 
 
 def word_span(expr: str, ref: date, prefer: str) -> tuple | None:
-    """The span of a quarter, of a day around a holiday, of the Easter weekend, of "Wednesday last week" or "the last
-    two weeks of July" (None for any other form)."""
-    if re.fullmatch(WEEKDAY_OF_WEEK_RE, expr.strip(), re.I) or re.fullmatch(WEEKS_OF_MONTH_RE, expr.strip(), re.I):
-        sh = shifted_span(expr, ref, "past" if prefer == "past" else "future")
-        return None if sh is None else (sh[0], sh[0], sh[1], sh[2])
+    """The span of a quarter, of a day around a holiday or of the Easter weekend (None for any other form)."""
     return quarter_span(expr, ref, prefer) or around_holiday(expr, ref, prefer) or easter_weekend(expr, ref, prefer)
 
 
