@@ -8,7 +8,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, TITLES
+from app.domain.layers.assertion_text import antecedent
+from app.domain.layers.text import CALENDAR_WORDS, LOWER, NOT_NAMES, TITLES, UPPER
 
 RELATIONS = (
     # compound roles and kin before their heads ("form tutor" before "tutor", "sister-in-law" before "sister")
@@ -34,9 +35,7 @@ RELATIONS = (
 # husband"), naming ("my sister's name is Leah", "my dog, called Rex") and possession by a named
 # person ("Tom's mother"), or by the one addressed ("your sister", said to Maya: "Maya's sister").
 _MODS = r"(?:(?:little|older|younger|new|oldest|youngest|big|baby|twin|step|late|old)\s+)?"
-# capitals and small letters of the Latin alphabets ("Şahin", "Łukasz", "Đặng"), not only Latin-1's
-_UP = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isupper())
-_LOW = "a-z" + "".join(c for c in map(chr, range(0xDF, 0x250)) if c.islower())
+_UP, _LOW = UPPER, LOWER
 _PARTICLE = r"(?:de|van|von|da|di|du|del|der|den|le|la|ter|ten)"  # "Anouk de Vries", "Ludwig van der Berg"
 _NAME_ANY = rf"(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?[{_UP}][\w\-]*\b(?:\s+(?:{_PARTICLE}\s+){{0,2}}[{_UP}][\w\-]*\b)?)"
 _NAME = _NAME_ANY + r"(?!['’]s\b)"  # "my sister is Mirela's age": no alias
@@ -67,8 +66,10 @@ _ALIAS_RES = [
     re.compile(rf"\b(?P<first>I|I'm|I've|[Ww]e|[Ww]e're|[Ww]e've)\b[^.!?;]{{0,40}}?\b(?:a|an)\s+(?:(?:new|lovely|rescue|"
                rf"little|young)\s+)?(?P<rel>{RELATIONS}),\s+{_NAME}(?=\s*(?:[,.!?;)]|$))"),
 ]
+# someone of the person a pronoun stands for: "Jannik can't come, his wife Birte is due any day" (Jannik's wife)
+_PRONOUN_REL = re.compile(rf"\b(?:[Hh]is|[Hh]er)\s+{_MODS}(?P<rel>{RELATIONS})\s*,?\s+(?:(?:is\s+)?(?:named|called)\s+)?{_NAME}")
 YOUR_REL_RE = re.compile(rf"\b[Yy]our\s+({_MODS}(?:{RELATIONS}))\b")
-NAMED_POSS_RE = re.compile(rf"\b(?P<owner>[A-ZÀ-ÖØ-Þ][\w\-]+)['’]s\s+{_MODS}(?P<rel>{RELATIONS})\b")
+NAMED_POSS_RE = re.compile(rf"\b(?P<owner>[{_UP}][\w\-]+)['’]s\s+{_MODS}(?P<rel>{RELATIONS})\b")
 _ALIAS_NOT = frozenset("and but so or then also just really".split())
 
 
@@ -101,6 +102,15 @@ def stated_aliases(text: str, speaker: str, addressee: str | None) -> list[tuple
             if not owner or owner.lower() in NOT_NAMES or owner.lower() in CALENDAR_WORDS or norm(owner) == norm(name):
                 continue
             out.append((f"{owner}'s {relation(m.group('rel'))}", name))
+    for m in _PRONOUN_REL.finditer(text):
+        name, owner = m.group("name"), antecedent(text, m.start())
+        first = re.sub(r"^(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+", "", name).split()[0]
+        if (not owner or first.lower() in NOT_NAMES | CALENDAR_WORDS | _ALIAS_NOT or norm(owner) == norm(name)
+                or owner.lower() in NOT_NAMES or any(norm(n) == norm(name) for _, n in out)):
+            continue
+        if len(name.split()) > 1 and name.split()[1].lower() in NOT_NAMES | CALENDAR_WORDS:
+            name = first
+        out.append((f"{owner}'s {relation(m.group('rel'))}", name))
     return out
 
 
@@ -149,6 +159,11 @@ _CALLED = re.compile(rf"^\W*(?i:{_GREETING}|thanks|thank\s+you|cheers|bye|night|
                      rf"(?P<a>[{_UP}][{_LOW}]{{2,}})\s*[,!.?](?!\w)|,\s*(?P<c>[{_UP}][{_LOW}]{{2,}})\s*[.!]*\s*$")
 _YOU = re.compile(r"\b(?i:you|your|you're|you've|you'd|you'll)\b")
 _ROLES = frozenset("user assistant system bot ai model".split())
+# a speaker named for a desk, not a person: whoever answers it names themself ("Reception": "Dalia here", later
+# "Rafa speaking"), so no name they give is the speaker's own
+_DESKS = frozenset("reception front desk helpdesk help support service customer office bookings booking admin "
+                   "concierge enquiries team staff switchboard"
+                   .split())
 _TITLE_WORDS = frozenset("prof professor dr doctor mr mrs ms miss sir madam doc mate love dear".split())
 
 
@@ -158,17 +173,20 @@ def speaker_aliases(text: str, speaker: str, addressee: str | None) -> list[tupl
     (`addressee`), calling them by one ("called": "Morning Hattie.", "Thanks, Chef!", "You'd better,
     Farrant."). A name opening a turn without a greeting is left alone ("Busan, actually."; "Cormac, our
     brake specialist"); one closing it needs a "you" beside it and no question ("Where are you, Seoul?").
-    A caller keeps a "called" name only if the conversation uses it as a name elsewhere."""
+    A caller keeps a "called" name only if the conversation uses it as a name elsewhere. A speaker named for a
+    desk ("Reception", "Customer Support") has no name of its own: the names its people give are theirs."""
     out: list[tuple[str, str, str]] = []
     intro = _INTRO.match(text)
     # "Radek from Sparkline will do it" names someone else: "X from ..." introduces only after a greeting
     # "It's Shia Labeouf!" names someone in a photo: "it's X" introduces only before "from / here / in ..."
     name = intro and (intro.group("a") or intro.group("b") or intro.group("d")
                       or (intro.group("c") if intro.group("greet") else None))
-    if name and _nameish(name) and norm(name) != norm(speaker):
+    desk = bool(set(norm(speaker).split()) & _DESKS)
+    if name and _nameish(name) and norm(name) != norm(speaker) and not desk:
         out.append((speaker, name, "self"))
     # a role ("user", "assistant") has no name to be called by: a "Hi Karen," there opens a drafted letter
-    called = _CALLED.search(text) if addressee and norm(addressee) not in _ROLES else None
+    called = (_CALLED.search(text) if addressee and norm(addressee) not in _ROLES
+              and not set(norm(addressee).split()) & _DESKS else None)
     name = called and (called.group("a") or (called.group("c") if _YOU.search(text) else None))
     if name and addressee and _nameish(name) and name.lower() not in _TITLE_WORDS and norm(name) != norm(addressee) \
             and norm(name) != norm(speaker):

@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from app.domain.layers.assertion_context import same_name
 from app.domain.layers.assertion_lexicon import TEAM_HEADS, is_subject
-from app.domain.layers.text import NOT_NAMES, STOPWORDS, norm_name
+from app.domain.layers.text import LOWER, NOT_NAMES, STOPWORDS, UPPER, norm_name
+
+_UP, _LOW = UPPER, LOWER
 
 from app.domain.layers.assertion_dates import stated_day
 from app.domain.layers.events import LayerEvent
@@ -56,23 +58,23 @@ _SWAP = re.compile(rf"(?i)\b(?:dropped|ditched|swapped|swapping|swap|replaced|re
                    rf"{_DET}(?P<old>{_PHRASE})\s+(?:for|with|in\s+favou?r\s+of)\s+{_DET}(?P<new>{_PHRASE}){_STOP}")
 # "we're switching to Calder Mutual", "I switched to history": a new value of the one attribute of its kind held
 _TO_NEW = re.compile(rf"\b(?:(?:switch|switched|switching|changed\s+over|changing\s+over|moved\s+over|moving\s+over)\s+"
-                     rf"(?:over\s+)?to|signed\s+up\s+(?:with|to)|signing\s+up\s+(?:with|to)|registered\s+with)\s+(?:the\s+)?(?:(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+(?:&\s+)?[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,3}})"
+                     rf"(?:over\s+)?to|signed\s+up\s+(?:with|to)|signing\s+up\s+(?:with|to)|registered\s+with)\s+(?:the\s+)?(?:(?P<new>[{_UP}][\w'’&\.\-]*(?:\s+(?:&\s+)?[{_UP}][\w'’&\.\-]*){{0,3}})"
                      rf"|(?P<low>(?!(?:it|that|this|them|a|an|my|our|something|one|another|somewhere)\b)[a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){{0,2}}?){_STOP})")
 _MOOD_BEFORE = re.compile(r"(?i)\b(?:thinking\s+(?:about|of)|considering|might|may|could|would|should|want\s+to|wants\s+to|"
                           r"hoping\s+to|hope\s+to|if|whether|maybe|perhaps|not\s+sure\s+about|tempted\s+to|debating)"
                           r"(?:\s+(?:be|just|actually|really|maybe))*\s+$")
 _SWITCHABLE = ("uses:", "studies", "works_in", "school")
 # a choice made between options: "Hokkaido it is", "we settled on Porto": a new value of the plan held
-_DECIDED = re.compile(rf"(?:(?:^|[.!?,;:]\s*|\b(?:so|fine|ok|okay|right|then)\W+)(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,2}})\s+it\s+is\b"
+_DECIDED = re.compile(rf"(?:(?:^|[.!?,;:]\s*|\b(?:so|fine|ok|okay|right|then)\W+)(?P<new>[{_UP}][\w'’&\.\-]*(?:\s+[{_UP}][\w'’&\.\-]*){{0,2}})\s+it\s+is\b"
                       rf"|\b(?:decided\s+on|settled\s+on|opted\s+for|going\s+for|gone\s+for|went\s+for|going\s+with|gone\s+with|went\s+with)\s+"
-                      rf"(?P<new2>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,2}})(?![\w'’&\.\-])(?!\s+(?:for|as)\b)"
+                      rf"(?P<new2>[{_UP}][\w'’&\.\-]*(?:\s+[{_UP}][\w'’&\.\-]*){{0,2}})(?![\w'’&\.\-])(?!\s+(?:for|as)\b)"
                       # "we're doing Sicily instead": the plan's new value, the old one left unsaid
                       rf"|\b(?:doing|do|going\s+to|go\s+to|choosing|chose|picking|picked|booking|booked|having|visiting|"
-                      rf"heading\s+to|flying\s+to|trying)\s+(?P<new3>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,2}})"
+                      rf"heading\s+to|flying\s+to|trying)\s+(?P<new3>[{_UP}][\w'’&\.\-]*(?:\s+[{_UP}][\w'’&\.\-]*){{0,2}})"
                       rf"(?:\s+(?:this\s+time|now))?\s+instead\b(?!\s+of))")
 # "I'm at Corvis now", "Tom is with Kestrel these days": a new employer of one who holds one
-_AT_NOW = re.compile(rf"(?<![\w'’])(?P<who>I|[Ww]e|[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]{{2,}})\s*(?:['’]m|['’]s|['’]re|\s+am|\s+is|\s+are)\s+"
-                     rf"(?:(?P<now>now)\s+)?(?:at|with)\s+(?:the\s+)?(?P<new>[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*(?:\s+(?:&\s+)?[A-ZÀ-ÖØ-Þ][\w'’&\.\-]*){{0,3}})"
+_AT_NOW = re.compile(rf"(?<![\w'’])(?P<who>I|[Ww]e|[{_UP}][{_LOW}]{{2,}})\s*(?:['’]m|['’]s|['’]re|\s+am|\s+is|\s+are)\s+"
+                     rf"(?:(?P<now>now)\s+)?(?:at|with)\s+(?:the\s+)?(?P<new>[{_UP}][\w'’&\.\-]*(?:\s+(?:&\s+)?[{_UP}][\w'’&\.\-]*){{0,3}})"
                      rf"(?(now)|\s+(?:now|these\s+days|nowadays)\b)")
 
 

@@ -23,9 +23,9 @@ from typing import Any, Sequence
 from app.domain.layers.assertion_rules import OCCUPATIONS, RELATION_NOUNS, TOOL_NOUNS
 from app.domain.layers.assertion_text import TOOL_KINDS, asked_about, tool_kind
 from app.domain.layers.events import LayerEvent
-from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, STOPWORDS, norm_name
+from app.domain.layers.text import CALENDAR_WORDS, LOWER, NOT_NAMES, STOPWORDS, UPPER, norm_name
 
-_UP = "A-ZÀ-ÖØ-Þ"
+_UP, _LOW = UPPER, LOWER
 _LAST_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _YOU = r"(?:you|your|u|ya)"
 # (pattern over the question's last sentence, the sentence a bare value answers it with)
@@ -70,7 +70,7 @@ _PAST = {"get": "got", "go": "went", "leave": "left", "quit": "quit", "find": "f
          "teach": "taught", "tie": "tied", "make": "made", "land": "landed", "see": "saw", "have": "had",
          "do": "did", "say": "said", "tell": "told", "meet": "met", "hear": "heard", "win": "won", "lose": "lost",
          "pay": "paid", "study": "studied", "marry": "married", "sign": "signed"}
-_YOUR = [(re.compile(r"(?i)\byou\s+and\s+([A-Z][\w'’\-]+)"), r"\1 and I"), (re.compile(r"(?i)\byour\b"), "my"),
+_YOUR = [(re.compile(rf"(?i)\byou\s+and\s+([{_UP}][\w'’\-]+)"), rf"\1 and I"), (re.compile(rf"(?i)\byour\b"), "my"),
          (re.compile(r"(?i)\byou\s+are\b"), "I am"), (re.compile(r"(?i)\byou\s+were\b"), "I was"),
          (re.compile(r"(?i)\byou\b"), "I")]
 
@@ -116,7 +116,7 @@ def _as_statement(question: str, subject: str | None) -> str | None:
     return f"{who} {aux} {_first_person(rest) if you else rest}."
 
 
-_THIRD = re.compile(rf"(?i)\b(?:does|is|did|has|was)\s+(?P<who>(?-i:[{_UP}][a-zß-öø-ÿ]{{2,}})|your\s+(?:{RELATION_NOUNS}))\b")
+_THIRD = re.compile(rf"(?i)\b(?:does|is|did|has|was)\s+(?P<who>(?-i:[{_UP}][{_LOW}]{{2,}})|your\s+(?:{RELATION_NOUNS}))\b")
 _CONJUGATE = [("I live ", "lives "), ("I work ", "works "), ("I am ", "is "), ("I study ", "studies "), ("I use ", "uses ")]
 
 

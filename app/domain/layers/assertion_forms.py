@@ -16,6 +16,9 @@ import re
 from app.domain.layers.assertion_lexicon import _AUX, _CHAIN, _ORG, _PLACE, _TEAM, _TO_COME, HOBBY_NOUNS, ORG_HEADS, VENUES
 from app.domain.layers.assertion_rules import ACTIVITIES, SUBJECT, TOOL
 from app.domain.layers.assertion_text import clean_value, in_question
+from app.domain.layers.text import LOWER, UPPER
+
+_UPW, _LOW = UPPER, LOWER  # capitals and small letters, Latin-1 and beyond
 
 # the kind of plan a party or a trip of another name is (`plan:<kind>`)
 PLAN_KIND = {"vacation": "trip", "holiday": "trip", "getaway": "trip", "road trip": "trip", "camping trip": "trip",
@@ -29,7 +32,7 @@ _MOOD = rf"{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*"
 FORMS: list[tuple[str, str, str]] = [
     ("school", rf"{SUBJECT}{_CHAIN}\s+(?:been\s+offered|was\s+offered|were\s+offered|got|accepted|took\s+up|taken\s+up|won|"
                rf"secured|landed|have|has)\s+(?:a|her|his|my|their|our)\s+(?:university\s+|college\s+)?place\s+(?:at|with)\s+"
-               rf"(?!(?:[A-Z][\w'’&\.\-]*\s+){{0,4}}(?:{VENUES})\b){_PLACE}", "place"),
+               rf"(?!(?:[{_UPW}][\w'’&\.\-]*\s+){{0,4}}(?:{VENUES})\b){_PLACE}", "place"),
     ("studies", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is|was|were|going|off|heading|went|go|goes|moving|moved|left|leaving)\b"
                 rf"[^.!?,;]{{0,50}}?\bto\s+(?:study|read|train\s+in|do\s+(?:a\s+|an\s+)?(?:degree|masters|PhD|BA|BSc|MA|MSc)\s+in)\s+"
                 r"(?P<val>[a-z]+(?:\s+[a-z]+)?)", "subject"),
@@ -37,7 +40,7 @@ FORMS: list[tuple[str, str, str]] = [
                     rf"dropped)\s+(?:(?:my|our|the|a|an|his|her|their)\s+)?(?:old\s+)?{TOOL}\s+(?:for|with)\s+(?:(?:a|an|the)\s+)?"
                     rf"(?:new\s+|shiny\s+)?(?P<val>{TOOL})", "tool"),
     ("works_at", rf"{SUBJECT}{_MOOD}\s+(?:start|begin|starting|beginning)\s+(?:work\s+|working\s+|my\s+(?:new\s+)?job\s+)?at\s+"
-                 rf"(?!(?:the\s+)?(?:[A-Z][\w'’&\.\-]*\s+){{0,4}}(?:{VENUES})\b){_ORG}(?![\w'’&\.\-])", "org"),
+                 rf"(?!(?:the\s+)?(?:[{_UPW}][\w'’&\.\-]*\s+){{0,4}}(?:{VENUES})\b){_ORG}(?![\w'’&\.\-])", "org"),
     ("relationship_status", r"\b(?P<subj>[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir)\s+divorce\s+(?:has\s+)?(?:finally\s+)?"
                             r"(?:came\s+through|come\s+through|went\s+through|gone\s+through|is\s+final|was\s+finali[sz]ed|"
                             r"is\s+finali[sz]ed|(?:has\s+)?been\s+finali[sz]ed)\b(?P<val>)", "divorced"),
@@ -69,8 +72,7 @@ FORMS += [
                   rf"(?:(?:out|over|up|down|back)\s+)?in\s+{_PLACE}(?=[^.!?]*\b(?:in|next|this|on|for|over|at|weekend|week|month|summer|winter|spring|autumn|fall|Christmas|Easter|soon)\b)", "place"),
 ]
 
-_UPW = "A-ZÀ-ÖØ-Þ"
-_WHO = rf"(?P<subj>I|[Ww]e|[Hh]e|[Ss]he|[Tt]hey|[{_UPW}][a-zß-öø-ÿ]{{2,}}|(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er)\s+[a-z\-]+)"
+_WHO = rf"(?P<subj>I|[Ww]e|[Hh]e|[Ss]he|[Tt]hey|[{_UPW}][{_LOW}]{{2,}}|(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er)\s+[a-z\-]+)"
 _NAMED = rf"(?P<val>[{_UPW}][\w'’&\.\-]*(?:\s+(?:of\s+|&\s+)?[{_UPW}][\w'’&\.\-]*){{0,4}})"
 FORMS += [
     # a relative clause says what the name is to someone: "Corbin Logistics, where he works", "Leeds, where we live"
@@ -104,7 +106,7 @@ FORMS += [
     ("works_in", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is|be)(?:\s+(?:now|still|currently|initially|first))*\s+(?:in|on|with)\s+{_TEAM}", "team"),
     # a welcome names what one joins: "Welcome to Halcyon Health, Omar", "welcome to the Riverside Choir, Pat!"
     ("works_at", rf"\b[Ww]elcome\s+(?:aboard\s+)?to\s+(?:the\s+)?(?P<val>(?:[{_UPW}][\w'’&\.\-]*\s+){{0,3}}(?:{ORG_HEADS}|Society|Club|Choir|"
-                 rf"Band|Orchestra|Association|Union|League|Team|University|College|School|Academy))\s*,\s+(?P<subj>[{_UPW}][a-zß-öø-ÿ]{{2,}})\b", "org"),
+                 rf"Band|Orchestra|Association|Union|League|Team|University|College|School|Academy))\s*,\s+(?P<subj>[{_UPW}][{_LOW}]{{2,}})\b", "org"),
 ]
 
 FORMS += [
@@ -141,11 +143,11 @@ FORMS += [
                       r"(?:like|enjoy|love|care\s+for|get\s+on\s+with|rate|get\s+into)\s+" + _NOUN, "opinion_neg"),
     ("opinion:{val}", rf"\b(?P<subj>I)\b{_ADVS}\s+(?:hated|disliked|loathed|detested|(?:could|can)\s*not\s+(?:stand|bear|get\s+into|finish))\s+{_NOUN}",
      "opinion_neg"),
-    ("opinion:{val}", r"\b(?P<subj>I)\s+(?:found|find|thought|think)\s+(?P<val>(?:the\s+)?[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3})\s+"
+    ("opinion:{val}", rf"\b(?P<subj>I)\s+(?:found|find|thought|think)\s+(?P<val>(?:the\s+)?[{_UPW}][\w'’\-]*(?:\s+[{_UPW}][\w'’\-]*){{0,3}})\s+"
                       r"(?:(?:is|was|are|were)\s+)?(?:a\s+bit\s+(?:of\s+)?|so\s+|really\s+|pretty\s+|very\s+|massively\s+|totally\s+|quite\s+)?"
                       r"(?:overrated|boring|dull|tedious|a\s+slog|hard\s+going|awful|terrible|rubbish|dreadful|disappointing|a\s+letdown|"
                       r"pretentious|unreadable)\b", "opinion_neg"),
-    ("opinion:{val}", r"\b(?P<subj>I)\s+(?:found|find|thought|think)\s+(?P<val>(?:the\s+)?[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3})\s+"
+    ("opinion:{val}", rf"\b(?P<subj>I)\s+(?:found|find|thought|think)\s+(?P<val>(?:the\s+)?[{_UPW}][\w'’\-]*(?:\s+[{_UPW}][\w'’\-]*){{0,3}})\s+"
                       r"(?:(?:is|was|are|were)\s+)?(?:so\s+|really\s+|pretty\s+|very\s+|absolutely\s+|just\s+)?"
                       r"(?:brilliant|amazing|wonderful|fantastic|beautiful|gorgeous|superb|excellent|a\s+joy|a\s+masterpiece|"
                       r"gripping|unputdownable|hilarious|moving)\b", "opinion_pos"),
@@ -153,12 +155,12 @@ FORMS += [
                       r"(?:['’]s\s+|\s+(?:has|have|is|are)\s+)?(?:never|not)\s+(?:really\s+)?(?:been\s+)?(?:my\s+thing|for\s+me|my\s+cup\s+of\s+tea)\b",
      "opinion_neg"),
     ("favourite:{what}", r"\b(?P<subj>[Mm]y)\s+(?:all-time\s+|absolute\s+)?(?:favourite|favorite)\s+(?P<what>[a-z]+)\s+of\s+all\s+time\s+is\s+"
-                         r"(?P<val>[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3})", "proper"),
+                         rf"(?P<val>[{_UPW}][\w'’\-]*(?:\s+[{_UPW}][\w'’\-]*){{0,3}})", "proper"),
 ]
 
 FORMS += [
     # left by someone: "Dee dumped me", "he's left me" (the speaker is single)
-    ("relationship_status", rf"(?<![\w'’])(?:[{_UPW}][a-zß-öø-ÿ]{{2,}}|[Hh]e|[Ss]he)(?:\s+(?:has|just|finally))*\s+(?:dumped|left|ditched|"
+    ("relationship_status", rf"(?<![\w'’])(?:[{_UPW}][{_LOW}]{{2,}}|[Hh]e|[Ss]he)(?:\s+(?:has|just|finally))*\s+(?:dumped|left|ditched|"
                             r"broke\s+up\s+with|split\s+up\s+with|walked\s+out\s+on|cheated\s+on)\s+me\b(?P<subj>)(?P<val>)", "breakup"),
     # a title said after where one works: "I've been at Fenwick Hall for six years as the head chef"
     ("job_title", rf"{SUBJECT}{_CHAIN}\s+(?:been|am|are|is|was|were|started|joined|join|joining|work|works|worked|working|moved|moving|"
@@ -173,7 +175,7 @@ FORMS += [
     ("job_title", rf"(?:^|(?<=[.!?]\s))\s*(?:[Ss]peaking\s+|[Jj]ust\s+|[Ww]ell,?\s+)?(?:[Aa]s)\s+(?:a|an)\s+"
                   rf"(?P<val>(?:[a-z\-]+\s+){{0,2}}(?:{OCC}))\s*,\s+(?P<subj>I|[Ww]e)\b", "occupation"),
     # a department one is from: "I'm Rosa from accounts", "Jen from marketing is leaving"
-    ("works_in", rf"(?:\b(?P<subj>I)\s+am\s+[{_UPW}][a-zß-öø-ÿ]+|(?<![\w'’])(?P<subj2>[{_UPW}][a-zß-öø-ÿ]{{2,}}))\s+(?:here\s+)?from\s+"
+    ("works_in", rf"(?:\b(?P<subj>I)\s+am\s+[{_UPW}][{_LOW}]+|(?<![\w'’])(?P<subj2>[{_UPW}][{_LOW}]{{2,}}))\s+(?:here\s+)?from\s+"
                  rf"(?:the\s+)?(?P<val>(?-i:{DEPARTMENTS}))(?:\s+(?:team|department|dept))?\b(?![\w'’&\-])", "team"),
 ]
 
@@ -195,7 +197,7 @@ FORMS += [
 # "what's your favourite band?" - "mine's Elbow": the answer names the favourite the question asked for
 FAVOURITE_ASKED = re.compile(r"(?i)(?:\b(?:your|ur)\s+|^\W*|[.!?]\s+)(?:all-time\s+|absolute\s+)?(?:favourite|favorite|fave)\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\b[^.!?]*\?")
 FAVOURITE_MINE = re.compile(r"(?<![\w'’])(?:[Mm]ine|[Mm]y\s+(?:favourite|favorite|fave))(?:\s+(?:is|has\s+to\s+be|would\s+be)|'s)\s+"
-                            r"(?:(?:probably|definitely|easily|still|always)\s+)?(?:the\s+)?(?P<val>[A-Z][\w'’&\-]*(?:\s+[A-Z][\w'’&\-]*){0,3})")
+                            rf"(?:(?:probably|definitely|easily|still|always)\s+)?(?:the\s+)?(?P<val>[{_UPW}][\w'’&\-]*(?:\s+[{_UPW}][\w'’&\-]*){{0,3}})")
 
 FORM_RULES: list[tuple[str, re.Pattern[str], str]] = [(a, re.compile(p), k) for a, p, k in FORMS]
 

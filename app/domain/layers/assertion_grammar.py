@@ -16,9 +16,10 @@ from __future__ import annotations
 import re
 
 from app.domain.layers.assertion_rules import RELATION_NOUNS
+from app.domain.layers.text import LOWER, UPPER
 
-_UP = "A-ZÀ-ÖØ-Þ"
-_NAME = rf"[{_UP}][a-zß-öø-ÿ'\-]+(?:\s+[{_UP}][a-zß-öø-ÿ'\-]+)?"
+_UP, _LOW = UPPER, LOWER
+_NAME = rf"[{_UP}][{_LOW}'\-]+(?:\s+[{_UP}][{_LOW}'\-]+)?"
 _POSS = r"(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Yy]our|[Tt]heir)"
 _MODS = r"(?:(?:new|older|younger|little|big|eldest|oldest|youngest|best|baby|twin)\s+)?"
 _ROLE = rf"(?:{RELATION_NOUNS}|doctor|GP|dentist|therapist|tutor|coach|mentor|adviser|advisor|teacher|supervisor|boss|line\s+manager|neighbou?r|friend)"
@@ -38,7 +39,7 @@ _STATES = ("married|engaged|retired|divorced|separated|widowed|excited|thrilled|
 _IRREGULAR = ("been|got|gotten|gone|done|had|made|taken|given|begun|become|grown|bought|sold|left|quit|split|"
               "broken|found|met|won|lost|run|set|spent|sent|thrown|written|driven|flown|known|seen|put|cut|"
               "chosen|fallen|stolen|sworn|shown|swum|hung|built|kept|held|paid|told|brought|taught|caught")
-_PERFECT_S = re.compile(rf"(?<![\w'])((?:{_POSS}\s+{_MODS}(?:{RELATION_NOUNS}))|[{_UP}][a-zß-öø-ÿ]{{2,}})'s"
+_PERFECT_S = re.compile(rf"(?<![\w'])((?:{_POSS}\s+{_MODS}(?:{RELATION_NOUNS}))|[{_UP}][{_LOW}]{{2,}})'s"
                         rf"(?=\s+(?:(?:just|finally|already|recently|never|also|since|now|officially|only|actually)\s+)*"
                         rf"(?!(?:{_STATES})\b)(?:{_IRREGULAR}|[a-z]{{2,}}ed)\b)")
 
@@ -71,7 +72,7 @@ _ING_NOUNS = ("wedding|building|painting|meeting|ceiling|clothing|evening|mornin
               "housewarming|leaving|drawing|writing|cooking|singing|funding|booking|hearing|setting|wording|"
               "stuffing|pudding|icing|filling|parking|bedding|landing|ending|beginning|opening|training|"
               "savings|belongings|surroundings|earnings|lodging|dwelling|outing|sibling|understanding|upbringing")
-_PROGRESSIVE_S = re.compile(rf"(?<![\w'])((?:{_POSS}\s+{_MODS}(?:{RELATION_NOUNS}))|[{_UP}][a-zß-öø-ÿ]{{2,}})'s"
+_PROGRESSIVE_S = re.compile(rf"(?<![\w'])((?:{_POSS}\s+{_MODS}(?:{RELATION_NOUNS}))|[{_UP}][{_LOW}]{{2,}})'s"
                             rf"(?=\s+(?:(?:now|still|finally|also|currently|officially|actually)\s+)*(?!(?:{_ING_NOUNS})\b)[a-z]{{3,}}ing\b)")
 
 
@@ -94,7 +95,7 @@ def normalise(text: str) -> str:
 
 
 _CLAUSE_SUBJECT = re.compile(rf"^\s*(?:(?:and|so|then|now|well|oh|also|plus|apparently)\W+)*(?P<s>(?i:he|she|they)|"
-                             rf"{_POSS}\s+{_MODS}(?:{RELATION_NOUNS})|[{_UP}][a-zß-öø-ÿ]{{2,}})\s+[a-z]")
+                             rf"{_POSS}\s+{_MODS}(?:{RELATION_NOUNS})|[{_UP}][{_LOW}]{{2,}})\s+[a-z]")
 _CLAUSE_END = re.compile(r"[.!?;:]\s")
 
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 import re
 
 from app.domain.layers.assertion_rules import _NUMW, ACTIVITIES, OCCUPATIONS, PETS, PLAN_KINDS, PROPER, RELATION_NOUNS, SUBJECT, TOOL
+from app.domain.layers.text import LOWER, UPPER
 
-_UP = "A-ZÀ-ÖØ-Þ"
+_UP, _LOW = UPPER, LOWER
 # auxiliaries and adverbs between a subject and its verb: "I have now", "we are finally", "she will be"
 _AUX = ("am|are|is|was|were|have|has|had|will|would|be|been|being|do|does|did|now|just|finally|recently|actually|"
         "also|officially|already|eventually|happily|still|currently|really|only|even|then|both|all|literally|"
@@ -136,7 +137,7 @@ FRAMES: list[tuple[str, str, str]] = [
     ("lives_in", rf"{_SUBJLESS}(?:[Hh]ome|[Hh]ome\s+base|[Bb]ase)\s+is\s+(?:now\s+)?{_PLACE}(?![\w'’&\.\-]){_NOW_CUE}", "place"),
     ("lives_in", rf"{SUBJECT}{_NEG}\s+(?:live|living|based)\s+in\s+{_PLACE}", "negated"),
     ("lives_in", rf"{SUBJECT}{_CHAIN}\s+(?:(?:am|are|is|been|got|get|went|came|moved)\s+)?back\s+home\s+(?:at|in|on|to)\s+{_PLACE}", "place"),
-    ("lives_in", rf"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir)\s+(?:{RELATIONS})\s+(?P<subj>[{_UP}][a-zß-öø-ÿ]{{2,}})\s+(?:(?:over|up|down|out|back)\s+)?in\s+{_PLACE}(?![\w'’&\.\-])(?!\s+(?:on|at|last|this|next|yesterday|today|tonight|tomorrow)\b)", "place"),
+    ("lives_in", rf"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir)\s+(?:{RELATIONS})\s+(?P<subj>[{_UP}][{_LOW}]{{2,}})\s+(?:(?:over|up|down|out|back)\s+)?in\s+{_PLACE}(?![\w'’&\.\-])(?!\s+(?:on|at|last|this|next|yesterday|today|tonight|tomorrow)\b)", "place"),
     # origin
     ("from", rf"{SUBJECT}{_CHAIN}\s+(?:was|were)\s+(?:born\s+(?:and\s+(?:raised|bred)\s+)?|raised\s+|brought\s+up\s+)in\s+{_PLACE}", "place"),
     ("from", rf"{SUBJECT}{_CHAIN}\s+(?:come|comes|hail|hails)\s+(?:originally\s+)?from\s+{_PLACE}", "place"),
@@ -151,7 +152,7 @@ FRAMES: list[tuple[str, str, str]] = [
     # employer: a state, a start, a hire; its end
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently|happily|back))*\s+with\s+{_ORG}(?![\w'’&\.\-]){_NOW_CUE}", "org"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently|happily|back))*\s+at\s+{_ORG_NAMED}", "org"),
-    ("works_at", rf"(?<![\w'’])(?:I|[Ww]e|[{_UP}][a-zß-öø-ÿ]{{2,}})(?:\s+(?:have|has|had|just|finally|also))*\s+(?:hired|taken\s+on|took\s+on|recruited|brought\s+on|brought\s+in|appointed|signed)\s+(?P<subj>[{_UP}][a-zß-öø-ÿ]{{2,}})\s+as\s+[^.!?,;]{{0,40}}?\s+(?:at|for|with)\s+{_ORG_PROPER}", "org"),
+    ("works_at", rf"(?<![\w'’])(?:I|[Ww]e|[{_UP}][{_LOW}]{{2,}})(?:\s+(?:have|has|had|just|finally|also))*\s+(?:hired|taken\s+on|took\s+on|recruited|brought\s+on|brought\s+in|appointed|signed)\s+(?P<subj>[{_UP}][{_LOW}]{{2,}})\s+as\s+[^.!?,;]{{0,40}}?\s+(?:at|for|with)\s+{_ORG_PROPER}", "org"),
     ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:employed|hired|taken\s+on|recruited|poached|headhunted|snapped\s+up)\s+by\s+{_ORG}", "org"),
     ("works_at", rf"{SUBJECT}{_CHAIN}(?:\s+(?:{_TO_COME}))?(?:\s+(?:{_AUX}))*\s+(?:joining|join|joined|starting\s+(?:at|with)|start\s+(?:at|with)|started\s+(?:at|with)|signing\s+with|going\s+to\s+work\s+(?:at|for)|moving\s+(?:over\s+)?to)\s+{_ORG_NAMED}", "org"),
     ("member_of", rf"{SUBJECT}{_CHAIN}\s+(?:joined|joining|join)\s+the\s+(?P<val>{PROPER})", "group_the"),
@@ -215,7 +216,7 @@ FRAMES: list[tuple[str, str, str]] = [
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:am|are|is)(?:\s+(?:now|still|currently))*\s+(?:seeing|dating)\s+(?:a|this|someone|somebody)\s*(?:guy|girl|man|woman|lad|bloke|chap|lady|person|nurse|doctor|teacher|colleague|friend)?\b(?P<val>)", "dating"),
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:am|is)\s+(?:now\s+)?an?\s+(?P<val>widow|widower|divorcee)\b", "status_noun"),
     ("relationship_status", rf"{SUBJECT}\s+(?:are|were)\s+(?:so\s+|totally\s+|officially\s+|definitely\s+)?(?:over|through)\b(?!\s+(?:the|it|there|here|with|that|this|a|an|to)\b)(?P<val>)", "breakup"),
-    ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:married|wed)\s+(?P<name>[{_UP}][a-zß-öø-ÿ]{{2,}})\b(?P<val>)", "married"),
+    ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:married|wed)\s+(?P<name>[{_UP}][{_LOW}]{{2,}})\b(?P<val>)", "married"),
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:split(?:\s+up)?(?=\s*[.!,;]|\s*$|\s+(?:in|last|after|this|a|over|for)\b)|parted\s+ways|broke\s+it\s+off|called\s+it\s+a\s+day|(?:am|are|is)\s+no\s+longer\s+(?:a\s+couple|an\s+item|seeing\s+each\s+other))(?P<val>)", "breakup"),
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:(?:called\s+it\s+(?:quits|off))|(?:ended\s+(?:it|things))|(?:am|are|is)\s+(?:now\s+)?(?:single|back\s+on\s+the\s+market)|(?:went|go)\s+(?:our|their)\s+separate\s+ways)\b(?P<val>)", "breakup"),
     ("relationship_status", rf"{SUBJECT}{_CHAIN}\s+(?:got|am|are|is|were|was|been)\s+(?:now\s+)?(?:happily\s+)?(?P<val>married|engaged|divorced|separated|widowed|single)\b(?!\s+(?:to\s+the\s+idea|in\s+(?:the\s+)?(?:spring|summer|autumn|fall|winter|\w+uary|March|April|May|June|July|August|September|October|November|December)))", "status"),
@@ -254,7 +255,7 @@ FRAMES: list[tuple[str, str, str]] = [
     ("uses:app", rf"{SUBJECT}{_CHAIN}\s+(?:deleted|uninstalled|removed|got\s+rid\s+of)\s+(?:the\s+)?(?P<val>{PROPER})(?:\s+app)?(?![\w'’&\.\-])", "tool_negated_any"),
     ("uses:app", rf"{SUBJECT}{_CHAIN}\s+(?:downloaded|installed|(?:am|are|is)\s+(?:now\s+)?on)\s+(?:the\s+)?(?P<val>{PROPER})\s+app\b", "tool_any"),
     # a pet of someone named or "her"/"his": "Joyce's terrier Mabel", "her cat, Tibbles"
-    ("pet_name:{pet}", rf"(?:\b(?P<subj>[Hh]er|[Hh]is|[Tt]heir)|(?<![\w'’])(?P<subj2>[{_UP}][a-zß-öø-ÿ]{{2,}})'s)\s+(?:(?:new|little|old|young|rescue|sweet)\s+)?(?P<pet>{PETS})\s*,?\s+(?:(?:is\s+)?(?:named|called)\s+)?(?P<val>[{_UP}][a-z]+)\b", "proper"),
+    ("pet_name:{pet}", rf"(?:\b(?P<subj>[Hh]er|[Hh]is|[Tt]heir)|(?<![\w'’])(?P<subj2>[{_UP}][{_LOW}]{{2,}})'s)\s+(?:(?:new|little|old|young|rescue|sweet)\s+)?(?P<pet>{PETS})\s*,?\s+(?:(?:is\s+)?(?:named|called)\s+)?(?P<val>[{_UP}][a-z]+)\b", "proper"),
     # committees, boards and clubs joined or left
     ("member_of", rf"{SUBJECT}{_CHAIN}\s+(?:joined|joining|elected\s+to|co-opted\s+(?:on)?to|(?:sit|sits|sitting|am|are|is)\s+on|chair|chairs|chaired|chairing|run|runs|ran)\s+(?:the|a|our|my)\s+(?P<val>(?:[\w'\-]+\s+){{0,2}}?(?:committee|board|panel|council|trustees))\b", "common"),
     ("member_of", rf"{SUBJECT}{_CHAIN}\s+(?:stepped\s+down\s+from|stepping\s+down\s+from|resigned\s+from|left|quit|came\s+off|coming\s+off|dropped\s+out\s+of|pulled\s+out\s+of|leaving)\s+(?:the|my|our)\s+(?P<val>(?:[\w'\-]+\s+){{0,2}}?(?:committee|board|panel|council|trustees|club|band|choir|orchestra|league|society|circle|gym|group|union|crew))\b", "common_negated"),

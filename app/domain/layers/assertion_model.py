@@ -10,7 +10,7 @@ from datetime import date, datetime
 from app.domain.layers.assertion_rules import MULTI_VALUED_PREFIXES
 from app.domain.layers.text import norm_name
 
-LAYER_VERSION = "assertions/9"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
+LAYER_VERSION = "assertions/10"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
 # 3: dated claims (valid_from), questions are not claims, pronouns across turns, value keys of one name's
 #    short and long forms, more change forms (leaving, moving plans, hobbies and clubs given up, switches)
 # 4: elided answers and yes-answers, "here"/"there", "they", "we" of a couple or an organisation, subjects
@@ -29,6 +29,9 @@ LAYER_VERSION = "assertions/9"  # 2: moves, teams, tools, plans and cancellation
 #    name; "an assistant, Kemi" names the speaker's assistant
 # 9: the stated aliases it shares with the graph (aliases.stated_aliases): "I'm Matěj's mum", names with
 #    particles ("Anouk de Vries, Teo's mum"), "my mate Jon"
+# 10: names in every Latin alphabet ("Paweł", "Łukasz": text.UPPER / LOWER), an exclamation opening a turn is not whom
+#    "he" stands for ("Lovely. He ..."), "Paweł, he teaches ..." is; a name ends at its sentence ("Brackwater & Co. My")
+#    and is never cut short ("still in London till June"); "his wife Birte" (test_layers_stop40)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from app.domain.layers.text import NUMBER_WORDS
+from app.domain.layers.text import LOWER, NUMBER_WORDS, UPPER
 
 MULTI_VALUED_PREFIXES = ("pet_name:", "has_pet", "member_of", "hobby")
 
@@ -48,7 +48,7 @@ OCCUPATIONS = frozenset(
     builder joiner surveyor optician physiotherapist physio radiographer sonographer hygienist""".split()
 )
 
-_UP = "A-ZÀ-ÖØ-Þ"  # capitals, Latin-1 included ("Évora", "Öresund")
+_UP, _LOW = UPPER, LOWER  # capitals and small letters, Latin-1 and beyond ("Évora", "Łódź")
 _CAL = r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b"
 _PROPER = rf"[{_UP}][\w'’&\.\-]*(?:\s+(?:of\s+|de\s+|da\s+|do\s+|the\s+|on\s+|&\s+)?(?!{_CAL})[{_UP}][\w'’&\.\-]*){{0,4}}"
 _NP = r"[\w'’\-]+(?:\s+[\w'’\-]+){0,4}"  # an object phrase, trimmed afterwards
@@ -62,7 +62,7 @@ ACTIVITIES = (
     "water polo|polo|triathlon|kayaking|canoeing|sailing|archery|karting|padel|gaming|esports|e-sports|debate|quiz|trivia|"
     "drama|robotics|cheerleading"
 )
-_SUBJ = rf"(?P<subj>\bI\b|\b[Ww]e\b|\b[Yy]ou\b(?!\s+know\b)|\b[Yy]our\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b(?:[Mm]y|[Oo]ur)\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})s?\b|\b[{_UP}][a-zß-öø-ÿ]{{2,}}'s\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[Hh](?:is|er)\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[{_UP}][a-zß-öø-ÿ]{{2,}}(?:\s+[{_UP}][a-zß-öø-ÿ]{{2,}})?\b|\b[Hh]e\b|\b[Ss]he\b|\b[Tt]hey\b)"
+_SUBJ = rf"(?P<subj>\bI\b|\b[Ww]e\b|\b[Yy]ou\b(?!\s+know\b)|\b[Yy]our\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b(?:[Mm]y|[Oo]ur)\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})s?\b|\b[{_UP}][{_LOW}]{{2,}}'s\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[Hh](?:is|er)\s+(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})\b|\b[{_UP}][{_LOW}]{{2,}}(?:\s+[{_UP}][{_LOW}]{{2,}})?\b|\b[Hh]e\b|\b[Ss]he\b|\b[Tt]hey\b)"
 _ADV = (r"(?:\s+(?:have|has|had)(?=\s+(?:\w+\s+)?(?:\w+ed|got|gotten|been|become|left|quit|begun|taken)\b))?"
         r"(?:\s+(?:now|currently|still|just|recently|finally|actually|officially|also))*")
 
@@ -105,15 +105,15 @@ _rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:am|'m|are|'re|is|'s)\s+(?:(?:
 _rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:got|are getting|'re getting|am getting|'m getting|is getting)\s+(?P<val>married|engaged|divorced)\b", "status")
 _rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:broke up|split up|separated|(?:am|are|is)\s+no\s+longer\s+together|(?:am|are|is)\s+not\s+together\s+any\s?more)\b(?P<val>)", "breakup")
 _rule("relationship_status", r"\b(?P<subj>[Aa]s)\s+a\s+(?P<val>single)\s+(?:mom|mum|mother|dad|father|parent)\b", "status")
-_rule("pet_name:{pet}", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:(?:new|little|sweet|rescue|rescued|old|young|baby)\s+)?(?P<pet>{PETS})\s*,?\s+(?:is\s+)?(?:named|called)\s+(?P<val>[A-Z][a-z]+)")
-_rule("pet_name:{pet}", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:(?:new|little|sweet|rescue|rescued|old|young|baby)\s+)?(?P<pet>{PETS})\s*,?\s+(?P<val>[A-Z][a-z]+)\b")
-_rule("pet_name:{pet}", rf"\b(?P<subj>I|[Ww]e)\s+(?:have|got|adopted|rescued)\s+(?:a|an)\s+(?:(?:new|little|rescue|rescued|young|baby)\s+)*(?P<pet>{PETS})\s+(?:named|called)\s+(?P<val>[A-Z][a-z]+)")
-_rule("pet_name:{pet}", rf"\b(?P<subj>[Aa]n?|[Oo]ur|[Mm]y)\s+(?:(?:new|little|sweet|rescue|rescued|old|young|baby)\s+)?(?P<pet>{PETS})\s+(?:named|called)\s+(?P<val>[A-Z][a-z]+)")
+_rule("pet_name:{pet}", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:(?:new|little|sweet|rescue|rescued|old|young|baby)\s+)?(?P<pet>{PETS})\s*,?\s+(?:is\s+)?(?:named|called)\s+(?P<val>[{_UP}][{_LOW}]+)")
+_rule("pet_name:{pet}", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:(?:new|little|sweet|rescue|rescued|old|young|baby)\s+)?(?P<pet>{PETS})\s*,?\s+(?P<val>[{_UP}][{_LOW}]+)\b")
+_rule("pet_name:{pet}", rf"\b(?P<subj>I|[Ww]e)\s+(?:have|got|adopted|rescued)\s+(?:a|an)\s+(?:(?:new|little|rescue|rescued|young|baby)\s+)*(?P<pet>{PETS})\s+(?:named|called)\s+(?P<val>[{_UP}][{_LOW}]+)")
+_rule("pet_name:{pet}", rf"\b(?P<subj>[Aa]n?|[Oo]ur|[Mm]y)\s+(?:(?:new|little|sweet|rescue|rescued|old|young|baby)\s+)?(?P<pet>{PETS})\s+(?:named|called)\s+(?P<val>[{_UP}][{_LOW}]+)")
 _rule("member_of", rf"{_SUBJ}{_ADV}\s+(?:joined|became a member of|signed up for)\s+(?:a|an|the|my|our)\s+(?P<val>(?:[\w'\-]+\s+){{0,3}}?(?:group|club|team|church|band|choir|league|community|society|gym|class|organization|organisation|association|platform|network|crew|circle|program|programme))\b", "common")
 _rule("hobby", rf"{_SUBJ}{_ADV}\s+(?:started|began|begun|took up|taken up|picked up)\s+(?:(?:playing|learning|practicing|practising|doing|taking)\s+(?:the\s+)?(?P<val>[a-z]+(?:\s+[a-z]+){{0,2}})|(?P<val2>(?:{ACTIVITIES})\b|[a-z]{{3,}}ing\b(?<!\bworking)(?<!\busing)(?<!\blearning)(?<!\bdoing)(?<!\btrying)(?<!\bgetting)(?<!\bgoing)(?<!\bmaking)(?<!\btaking)(?<!\bthinking)(?<!\bplanning)(?<!\blooking)(?<!\bfeeling)(?!\s+(?:to|into|at|on|for|with|a|an|the|my|our|about|out|up|forward|school|college|uni|university|course|degree|shifts?|job|work)\b)))", "common")
 _rule("relationship_status", r"\b(?P<subj>[Mm]y)\s+(?P<val>husband|wife|girlfriend|boyfriend|fianc[ée]e?|partner|gf|bf|hubby)\b(?!\s+(?:in\s+crime|at\s+work)\b)", "implied_status")
 _rule("has_pet", rf"\b(?P<subj>I|[Ww]e){_ADV}\s+(?:have|got|adopted|rescued)\s+(?:a|an|two|three)\s+(?:(?:new|little|rescue|rescued|young|baby)\s+)*(?P<val>{PETS})s?\b", "common")
-_rule("name", r"\b(?P<subj>[Mm]y)\s+name\s+is\s+(?P<val>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)")
+_rule("name", rf"\b(?P<subj>[Mm]y)\s+name\s+is\s+(?P<val>[{_UP}][{_LOW}]+(?:\s+[{_UP}][{_LOW}]+)?)")
 _rule("favourite:{what}", rf"\b(?P<subj>[Mm]y)\s+(?:all-time\s+|absolute\s+|personal\s+)?favou?rite\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|was|has to be|would be|has always been)\s+(?P<val>{_NP})", "phrase")
 _rule("opinion:{val}", rf"\b(?P<subj>I)\s+(?:really\s+|absolutely\s+|just\s+|truly\s+)?(?P<verb>love|like|enjoy|adore|prefer|hate|dislike|cannot stand|do not like|no longer like|do not enjoy|am (?:a )?(?:big |huge )?fan of|am (?:really )?into|am passionate about)\s+(?!(?:your|our|the\s+sound|the\s+look|the\s+idea|the\s+thought|the\s+way|the\s+fact|"
       rf"to\s+(?:think|say|believe|know|imagine|hope|see|hear))\b)(?P<val>{_NP})", "opinion")
@@ -123,7 +123,7 @@ _BE = r"(?:am|are|is|was|were)"
 _MOVE_VERB = r"(?:move|moving|relocate|relocating)"
 _rule("moving_to", rf"{_SUBJ}{_ADV}\s+(?:will|(?:am|are|is)\s+going\s+to|plan\s+to|(?:am|are|is)\s+planning\s+to|decided\s+to|want\s+to|(?:have|has)\s+to)\s+(?:be\s+)?{_MOVE_VERB}\s+(?:back\s+)?to\s+(?P<val>{_PROPER})")
 _rule("moving_to", rf"{_SUBJ}\s+(?:am|are|is)\s+(?:not|no longer)\s+(?:going to move|moving|relocating)\s+to\s+(?P<val>{_PROPER})", "negated")
-_rule("lives_in", rf"{_SUBJ}\s+(?:am|are|is)\s+(?:still|now)\s+(?:based\s+)?in\s+(?P<val>{_PROPER})(?!\s+(?:for|until|till)\b)")
+_rule("lives_in", rf"{_SUBJ}\s+(?:am|are|is)\s+(?:still|now)\s+(?:based\s+)?in\s+(?P<val>{_PROPER})(?![\w'’&\.\-])(?!\s+(?:for|until|till)\b)")  # the whole name: "London till" is no "Londo"
 _rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:now\s+)?(?:based|settled|living)|(?:have|has)\s+(?:just\s+)?settled|settled)\s+in\s+(?P<val>{_PROPER})")
 _rule("lives_in", rf"\b(?P<subj>[Mm]y|[Oo]ur)\s+(?:new\s+)?(?:place|apartment|flat|house|home)\s+(?:is\s+)?in\s+(?P<val>{_PROPER})")
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|are|is)\s+working)\s+(?:in|on|as)\s+[^.!?,;]{{2,40}}?\s+(?:at|for)\s+(?P<val>{_PROPER})")
@@ -142,7 +142,7 @@ _rule("works_in", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|are|is)\s+(?:working|no
 _rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:now\s+)?(?:seeing\s+someone|dating|going\s+out\s+with)|(?:have|has)\s+been\s+(?:dating|seeing\s+(?:each\s+other|someone)|together)|started\s+(?:dating|seeing)|got\s+back\s+together)\b(?P<val>)", "dating")
 _rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:tied the knot|got hitched)\b(?P<val>)", "married")
 _rule("relationship_status", rf"{_SUBJ}{_ADV}\s+(?:proposed|said yes)\b(?P<val>)", "engaged")
-_rule("relationship_status", rf"(?<![\w'’])(?P<subj>)(?P<name>[{_UP}][a-zß-öø-ÿ]{{2,}})\s+(?:finally\s+|just\s+)?(?:proposed(?:\s+to\s+me)?\b(?!\s+to\b)|said\s+yes\b)(?P<val>)", "engaged")
+_rule("relationship_status", rf"(?<![\w'’])(?P<subj>)(?P<name>[{_UP}][{_LOW}]{{2,}})\s+(?:finally\s+|just\s+)?(?:proposed(?:\s+to\s+me)?\b(?!\s+to\b)|said\s+yes\b)(?P<val>)", "engaged")
 _rule("opinion:{val}", rf"\b(?P<subj>I)\s+(?:(?:am|have)\s+)?(?:no longer|not)\s+(?:really\s+)?(?:into|a fan of|fond of)\s+(?P<val>{_NP})", "opinion_neg")
 _rule("opinion:{val}", rf"\b(?P<subj>I)\s+(?:do not|no longer|never)\s+(?:eat|drink|watch|play|wear)\s+(?P<val>{_NP})", "opinion_neg")
 _rule("opinion:{val}", rf"\b(?P<subj>I)\s+(?:have\s+)?(?:got|gotten|grown|become)\s+(?:tired|sick|bored)\s+of\s+(?P<val>{_NP})", "opinion_neg")
@@ -175,11 +175,11 @@ _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:going|heading|flying
 _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:will\s+(?:be\s+)?visit(?:ing)?|(?:am|are|is)\s+visiting|(?:plan|plans|want|hope)\s+to\s+visit|(?:am|are|is)\s+planning\s+to\s+visit)\s+(?P<val>{_PROPER})", "place")
 _rule("plan:trip", rf"{_SUBJ}\s+(?:am|are|is)\s+(?:not|no longer)\s+(?:(?:going|flying|travelling|traveling)\s+to|doing|visiting)\s+(?P<val>{_PROPER})", "place_negated")
 _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:will\s+|(?:have|has)\s+to\s+|(?:have|has)\s+)?(?:cancel|cancelled|canceled|called\s+off|call\s+off|scrapped|scrap|shelved|shelve|ditched|ditch)\s+(?:the\s+|our\s+|my\s+)?(?P<val>{_PROPER})(?:\s+(?:trip|vacation|holiday|visit|getaway|break)\b|(?=[^.!?]{{0,40}}\b(?:trip|vacation|holiday|visit|flights?|hotel|getaway|break)\b))", "place_negated")
-_rule("plan:{pkind}", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:planning|throwing|hosting|organi[sz]ing|having)|(?:have|has)\s+planned|planned|will\s+(?:throw|host|have))\s+(?:(?:[A-Z][a-z]+|him|her|them|us|me)\s+)?(?:a|an|our|my|the|his|her)\s+(?:\w+\s+){{0,2}}?(?P<pkind>{_PLAN_KINDS})\b(?P<val>)", "plan")
+_rule("plan:{pkind}", rf"{_SUBJ}{_ADV}\s+(?:(?:am|are|is)\s+(?:planning|throwing|hosting|organi[sz]ing|having)|(?:have|has)\s+planned|planned|will\s+(?:throw|host|have))\s+(?:(?:[{_UP}][{_LOW}]+|him|her|them|us|me)\s+)?(?:a|an|our|my|the|his|her)\s+(?:\w+\s+){{0,2}}?(?P<pkind>{_PLAN_KINDS})\b(?P<val>)", "plan")
 _rule("plan:{pkind}", rf"{_SUBJ}{_ADV}\s+(?:(?:have|has)\s+)?(?:cancell?ed|called\s+off|scrapped|(?:had|have|has)\s+to\s+cancel|(?:am|are|is)\s+cancell?ing|(?:decided|had)\s+to\s+(?:cancel|call\s+off|skip))\s+(?:the|our|my|his|her|this|that)\s+(?:\w+\s+){{0,2}}?(?P<pkind>{_PLAN_KINDS})\b(?P<val>)", "plan_cancel")
 _rule("plan:{pkind}", rf"\b(?P<subj>[Tt]he|[Oo]ur|[Mm]y)\s+(?:\w+\s+){{0,2}}?(?P<pkind>{_PLAN_KINDS})\s+(?:is|was|has been|got)\s+(?:off\b(?!\s+(?:to|on|at|the|work|early|late)\b)|cancell?ed\b|called off\b)(?P<val>)", "plan_cancel")
 
-_rule("pet_name:{pet}", r"\b(?P<subj>[Hh]er|[Hh]is|[Ii]ts)\s+name\s+is\s+(?P<val>[A-Z][a-z]+)\b", "pet_pronoun")
+_rule("pet_name:{pet}", rf"\b(?P<subj>[Hh]er|[Hh]is|[Ii]ts)\s+name\s+is\s+(?P<val>[{_UP}][{_LOW}]+)\b", "pet_pronoun")
 
 # ---- forms written to generalise beyond the first labelled set: where one lives (with whom, based
 # out of), origins, leaving a job ("no longer at", "stopped working for"), an employer that acts
@@ -198,7 +198,7 @@ _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:start|starts|started|(?:am|is|are)\s+sta
 _rule("job_title", rf"(?<![\w'’])(?P<subj>)(?P<org>{_PROPER})\s+(?:has\s+|have\s+)?(?:just\s+|finally\s+)?promoted\s+me\s+to\s+(?:a\s+|an\s+)?(?P<val>[A-Za-z\-]+(?:\s+[A-Za-z]+){{0,2}})", "occupation")
 _rule("works_at", rf"{_SUBJ}(?:\s+(?:am|is|was)|\s+(?:have|has)\s+been){_ADV}\s+(?:a|an|the|their|our)\s+(?:[\w\-]+\s+){{0,2}}?(?:{_OCC})\s+(?:on|in)\s+the\s+[\w\- ]{{1,30}}?\s+(?:at|for|with)\s+(?P<val>{_PROPER})")
 _rule("works_in", rf"{_SUBJ}(?:\s+(?:am|is|was)|\s+(?:have|has)\s+been){_ADV}\s+(?:a|an|the|their|our)\s+(?:[\w\-]+\s+){{0,2}}?(?:{_OCC})\s+(?:on|in)\s+the\s+(?P<val>(?:[\w\-]+\s+){{0,2}}(?:department|dept|team|ward|unit|division|desk|squad)\b)", "team")
-_rule("job_title", rf"(?<![\w'’])(?P<subj>[{_UP}][a-zß-öø-ÿ]{{2,}})\s+is\s+(?:my|our|his|her|their)\s+(?:[\w\-]+\s+)?(?P<val>{_OCC})\b", "occupation")
+_rule("job_title", rf"(?<![\w'’])(?P<subj>[{_UP}][{_LOW}]{{2,}})\s+is\s+(?:my|our|his|her|their)\s+(?:[\w\-]+\s+)?(?P<val>{_OCC})\b", "occupation")
 _rule("hobby", rf"{_SUBJ}{_ADV}\s+(?:quit|gave\s+up|given\s+up|stopped|dropped)\s+(?:playing\s+|doing\s+|the\s+)?(?P<val>{ACTIVITIES})\b(?!\s+{_GROUP_NOUN})", "hobby_negated")
 _rule("member_of", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:back\s+|now\s+|still\s+|also\s+)*(?:on|in)\s+(?:the|a|an|our|my)\s+(?P<val>(?:{ACTIVITIES})\s+{_GROUP_NOUN})\b", "common")
 _rule("member_of", rf"{_SUBJ}{_ADV}\s+(?:left|quit|dropped\s+out\s+of)\s+(?:the|my|our)\s+(?P<val>(?:[\w'\-]+\s+){{0,2}}?(?:club|band|choir|orchestra|league|society|circle|gym))\b", "common_negated")
@@ -208,13 +208,13 @@ _rule("plan:{pkind}", rf"\b(?P<subj>[Tt]he|[Oo]ur|[Mm]y)\s+(?P<pkind>{_PLAN_KIND
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:did\s+)?(?:(?:end|ended)\s+up\s+)?(?:switch|switched|switching|move|moved|moving|migrate|migrated|migrating|change|changed|changing|port|ported|porting)\s+(?:(?:the|our|my|everything|it|us)\b(?:\s+[\w\-]+){{0,3}}?\s+)?(?:over\s+)?from\s+(?:the\s+)?{_PROPER}\s+to\s+(?P<val>{_PROPER})", "tool")
 _rule("uses:{what}", rf"{_SUBJ}{_ADV}\s+(?:(?:ended|end)\s+up\s+(?:going|sticking|staying)\s+with|(?:have\s+)?decided\s+to\s+(?:stay|stick|go)\s+with)\s+(?P<val>{_PROPER})", "tool")
 _rule("moving_to", rf"{_SUBJ}{_ADV}\s+(?:found|got|signed\s+for|rented)\s+(?:a|an|our|my)\s+(?:new\s+)?(?:place|flat|apartment|house|home|room)\s+in\s+(?P<val>{_PROPER})")
-_rule("from", rf"(?<![\w'’])(?P<val>{_PROPER}),?\s+where\s+(?P<subj>I|[Ww]e|[{_UP}][a-zß-öø-ÿ]{{2,}}|[Mm]y\s+(?:{RELATION_NOUNS}))\s+(?:grew\s+up|was\s+born|were\s+born)\b")
+_rule("from", rf"(?<![\w'’])(?P<val>{_PROPER}),?\s+where\s+(?P<subj>I|[Ww]e|[{_UP}][{_LOW}]{{2,}}|[Mm]y\s+(?:{RELATION_NOUNS}))\s+(?:grew\s+up|was\s+born|were\s+born)\b")
 _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:(?:need|have|want|are\s+going|am\s+going|is\s+going)\s+to|still\s+(?:need|have)\s+to)\s+book\s+(?P<val>{_PROPER})(?=[^.!?]*\b(?:in|next|this|for|over|trip|holiday|vacation|flights?)\b)", "place")
 _rule("job_title", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:now\s+)?(?:freelancing|self-employed|freelance)\b(?P<val>)", "freelance")
 # a self-introduction: "Rui Tavares here from Quayside", "hi, this is Sam from Acme", "it's Priya from 14 Elm Row"
-_rule("works_at", rf"(?:^|[.!?,]\s*|\b(?:[Hh]i|[Hh]ello|[Hh]ey)\s+)(?:(?:[Tt]his\s+is|[Ii]t\s+is|[Ii]t's|I\s+am|[Mm]y\s+name\s+is)\s+)?(?P<subj>[{_UP}][a-zß-öø-ÿ]{{2,}}(?:\s+[{_UP}][a-zß-öø-ÿ]{{2,}})?)\s+(?:here\s+)?from\s+(?:the\s+)?(?P<val>\d{{1,4}}\s+{_PROPER}|{_PROPER})", "introduction")
+_rule("works_at", rf"(?:^|[.!?,]\s*|\b(?:[Hh]i|[Hh]ello|[Hh]ey)\s+)(?:(?:[Tt]his\s+is|[Ii]t\s+is|[Ii]t's|I\s+am|[Mm]y\s+name\s+is)\s+)?(?P<subj>[{_UP}][{_LOW}]{{2,}}(?:\s+[{_UP}][{_LOW}]{{2,}})?)\s+(?:here\s+)?from\s+(?:the\s+)?(?P<val>\d{{1,4}}\s+{_PROPER}|{_PROPER})", "introduction")
 # an occupation in apposition: "our new CFO, Daniel Okoro", "my manager, Tom Reyes"
-_rule("job_title", rf"\b(?:[Mm]y|[Oo]ur|[Tt]heir|[Hh]is|[Hh]er)\s+(?:new\s+)?(?P<val>(?i:{_OCC}))\s*,\s*(?P<subj>[{_UP}][a-zß-öø-ÿ]{{2,}}(?:\s+[{_UP}][a-zß-öø-ÿ]{{2,}})?)\b", "occupation")
+_rule("job_title", rf"\b(?:[Mm]y|[Oo]ur|[Tt]heir|[Hh]is|[Hh]er)\s+(?:new\s+)?(?P<val>(?i:{_OCC}))\s*,\s*(?P<subj>[{_UP}][{_LOW}]{{2,}}(?:\s+[{_UP}][{_LOW}]{{2,}})?)\b", "occupation")
 # teaching and retiring: "I teach at Ashgrove Primary", "she teaches year 4", "I retired in May"
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:teach|teaches|taught|(?:am|are|is)\s+teaching)\b[^.!?,;]{{0,30}}?\s+at\s+(?:the\s+)?(?P<val>{_PROPER})")
 _rule("job_title", rf"{_SUBJ}{_ADV}\s+(?:teach|teaches|(?:am|are|is)\s+(?:now\s+)?teaching)\s+(?:[\w\-]+\s+){{0,3}}?(?:at\s+(?:a|an|the)?\s*[\w\-]*\s*(?:school|college|university|academy|primary|secondary|high|nursery)|(?:year|grade|form|class)\s+\d+|(?:at|in)\s+[{_UP}][\w\-]*\s+(?:School|College|University|Academy|Primary|High))(?P<val>)", "teacher")
@@ -237,7 +237,7 @@ _rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:(?:have\s+|has\s+)?decided\s+to|chose\s+
 _rule("moving_to", rf"{_SUBJ}{_ADV}\s+(?:(?:have\s+|has\s+)?decided\s+(?:not\s+to\s+move|against\s+(?:moving|the\s+move))|(?:am|are|is)\s+not\s+(?:moving|relocating)\s+after\s+all|will\s+not\s+(?:be\s+)?(?:move|moving|relocate|relocating)|(?:am|are|is)\s+staying\s+put)\b(?P<val>)", "move_ended")
 _REL = rf"(?:(?:new|older|younger|little|big|best|oldest|youngest)\s+)?(?:{RELATION_NOUNS})"
 _rule("lives_in", rf"\b(?P<subj>[Mm]y\s+{_REL})(?:'s|\s+is)\s+(?:still\s+|now\s+)?(?:based\s+|living\s+)?in\s+(?P<val>{_PROPER})(?![\w'’&\.\-])(?!\s+(?:for\s+(?!now\b)|until|till|on|this|next|at)\b)")
-_rule("lives_in", rf"(?<![\w'’])(?P<subj>[{_UP}][a-zß-öø-ÿ]{{2,}}'s\s+{_REL})\s+(?:now\s+|still\s+)?(?:live|lives|(?:is|are)\s+living|(?:is|are)\s+based|moved|(?:have|has)\s+moved)\s+(?:to|in)\s+(?P<val>{_PROPER})")
+_rule("lives_in", rf"(?<![\w'’])(?P<subj>[{_UP}][{_LOW}]{{2,}}'s\s+{_REL})\s+(?:now\s+|still\s+)?(?:live|lives|(?:is|are)\s+living|(?:is|are)\s+based|moved|(?:have|has)\s+moved)\s+(?:to|in)\s+(?P<val>{_PROPER})")
 _rule("lives_in", rf"(?:^|(?<=[.!?,;]\s)|(?<=\bto\s)|(?<=\band\s)|(?<=\byou\s)|(?<=\bcould\s)|(?<=\bcan\s))(?P<subj>)(?:[Cc]ome\s+(?:and\s+)?)?(?:[Ss]tay|[Vv]isit|see|crash)\s+(?:with\s+)?me\s+(?:here\s+|up\s+|down\s+|over\s+)?in\s+(?P<val>{_PROPER})", "invited")
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:[a-z]+\s+){{0,3}}?(?:a|an|another|some)\s+(?:new\s+|different\s+|other\s+)?(?:job|role|position|work|something)\s+(?:that|which)\s+(?:is\s+not|isn't)\s+(?:at|with|for)\s+(?P<val>{_PROPER})")
 _rule("works_at", rf"{_SUBJ}\s+(?:am|are|is)\s+still\s+(?:at|with|working\s+(?:at|for))\s+(?P<val>{_PROPER})(?![\w'’&\.\-])(?!\s+(?:for|until|till|on|this|next|at|in)\b)", "employer")
@@ -298,7 +298,7 @@ _rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:moved|relocated)\s+(?:in\s*)?to\s+(?P<va
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|are|is)\s+working)\s+{_WORK_TIME}\s+(?:at|for)\s+(?:the\s+)?(?P<val>{_PROPER})")
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|are|is)\s+working)\s+{_WORK_TIME}\s+at\s+(?:a|an|the)\s+(?P<val>[a-z]+(?:\s+[a-z]+)?)", "common")
 _rule("school", rf"{_SUBJ}{_ADV}\s+(?:study|studies|(?:am|is|are)\s+studying|major\s+in|(?:am|is|are)\s+majoring\s+in)\s+[a-z]+(?:\s+[a-z]+){{0,2}}\s+at\s+(?:the\s+)?(?P<val>{_SCHOOLISH}{_PROPER})")
-_HIRER = rf"\b(?:I|[Ww]e|[{_UP}][a-zß-öø-ÿ]{{2,}})(?:\s+(?:have|has|just|finally))*\s+hired\s+(?P<subj>[{_UP}][a-zß-öø-ÿ]{{2,}})\s+as\s+"
+_HIRER = rf"\b(?:I|[Ww]e|[{_UP}][{_LOW}]{{2,}})(?:\s+(?:have|has|just|finally))*\s+hired\s+(?P<subj>[{_UP}][{_LOW}]{{2,}})\s+as\s+"
 _rule("job_title", rf"{_HIRER}(?:a|an|the|our|their|{_PROPER}'s)\s+(?:(?:first|new|only|lead|senior|junior|head)\s+)?(?P<val>[a-z\-]+(?:\s+[a-z]+){{0,2}})", "occupation")
 _rule("works_at", rf"{_HIRER}(?P<val>{_PROPER})'s\s")
 # an activity done as a habit, in the present tense: "I swim on Saturdays", "I run along the beach"

@@ -33,7 +33,7 @@ from app.domain.layers.assertion_model import Assertion
 from app.domain.layers.assertion_rules import OCCUPATIONS
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.graph_kinds import name_kind
-from app.domain.layers.text import NOT_NAMES, capitalised_spans, norm_name
+from app.domain.layers.text import NOT_NAMES, UPPER, capitalised_spans, norm_name
 
 VERSION = "spans/5"  # 2: refitted on 97 dev conversations; 3: roles (job titles, teams) read too (stop 35);
 # (stop 36: a refit on 109, "spans/4", found 4 claims fewer and made 3 more wrong on 12 conversations written
@@ -55,7 +55,7 @@ _ENDED = re.compile(
     r"anymore)\b", re.I)
 _POSSESSIVE_AFTER = re.compile(r"^['’]s\b")
 WINDOW = 200  # characters read on either side of a span
-_NAME_OPENS = re.compile(r"^\W*([A-Z][^\W\d_]+)(?:['’]s\b|\s+(?:is|was|has|had|works|worked|lives|lived|got|just|"
+_NAME_OPENS = re.compile(rf"^\W*([{UPPER}][^\W\d_]+)(?:['’]s\b|\s+(?:is|was|has|had|works|worked|lives|lived|got|just|"
                          r"moved|started|joined|left|quit|finally|still|now)\b)")
 # speakers that are a system, not a person: an assistant's "I'm Craig from Port Michael" drafts the user's page
 _SYSTEM_SPEAKERS = frozenset({"assistant", "system", "bot", "ai", "model", "tool"})
@@ -128,7 +128,8 @@ _ROLE_HEAD = re.compile(r"(?<![\w'’\-])(" + "|".join(_ROLE_WORDS) + r")(?![\w'
 _NOT_MODIFIERS = frozenset("""a an the my your his her their our its this that these those as is am are was were be been
     being i you he she we they it me him them us at in on for with from to of by and or but so not no new old former ex
     current future first next last good great amazing lovely brilliant nice real proper full-time part-time now
-    still just really very got get job role same other another only whole own every each some any one two""".split())
+    still just really very got get job role same other another only whole own every each some any one two best worst
+    favourite favorite study studying studied become became becoming""".split())
 _MODIFIER = re.compile(r"[^\W\d_][^\W_]*(?:-[^\W\d_]+)*$")
 _WORD_BEFORE = re.compile(r"(?:^|\s)(\S+)\s+$")
 

@@ -8,9 +8,9 @@ import re
 
 from app.domain.layers.assertion_grammar import normalise
 from app.domain.layers.assertion_rules import RELATION_NOUNS
-from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, STOPWORDS
+from app.domain.layers.text import CALENDAR_WORDS, LOWER, NOT_NAMES, STOPWORDS, UPPER
 
-_UP = "A-ZÀ-ÖØ-Þ"  # capitals, Latin-1 included
+_UP, _LOW = UPPER, LOWER
 
 # what kind of thing a tool or product is (uses:<kind>)
 TOOL_KINDS = {
@@ -61,7 +61,7 @@ def tool_kind(value: str) -> str | None:
 
 
 _HE_SHE = re.compile(r"\b(?:[Hh]e|[Ss]he)\b")
-_ANTECEDENT_RE = re.compile(rf"(?<![\w'’])([{_UP}][a-zß-öø-ÿ]{{2,}})\b")
+_ANTECEDENT_RE = re.compile(rf"(?<![\w'’])([{_UP}][{_LOW}]{{2,}})\b")
 PLACE_PREP = re.compile(r"\b(?:to|in|at|from|for|of|near|on|into|via|by)\s+$", re.I)
 
 
@@ -87,8 +87,10 @@ def antecedent(text: str, pos: int) -> str | None:
         start = run.start(1) if first else m.start()
         if re.search(r"(?i)\bthe\s+$", text[max(0, start - 4):start]) or text[max(0, start - 1):start] in ('"', "“", "'"):
             continue  # "the Tin Orchard", a title in quotes: a thing, not a person
-        if not first and re.match(r"\s*[,!]", text[m.end():m.end() + 2]) and re.search(r"(?:^|[.!?]\s*)$", text[:m.start()]):
-            continue  # "Done, I've switched", "Great!": an opening word, and a vocative is "you", not "he"/"she"
+        if (not first and re.match(r"\s*(?:[!.]|,(?!\s*(?:he|she)\b))", text[m.end():m.end() + 8], re.I)
+                and re.search(r"(?:^|[.!?]\s*)$", text[:m.start()])):
+            continue  # "Done, I've switched", "Great!", "Lovely.": an opening word, and a vocative is "you", not
+            # "he"/"she"; but "Paweł, he teaches PE" names the one the pronoun is
         if first and _ORG_LAST.match(w):
             continue  # "Lyle Capital", "Marlow Dental": an organisation, not a person
         prep = PLACE_PREP.search(text[max(0, start - 8):start])
@@ -104,12 +106,12 @@ _ORG_LAST = re.compile(r"(?:Capital|Labs?|Systems|Group|Ltd|Inc|Corp|Bank|Health
                        r"Industries|Motors|Airlines|Hospital|Clinic|Council|Ventures|Digital|Networks|Energy|Dental|"
                        r"Freight|Couriers|Pharma|Bakery|Hotel|Foundation|Trust|Institute|Services|Design|University|"
                        r"College|School|Academy|Society|Club|Street|Road|Lane|Avenue)$")
-_NAME_BEFORE = re.compile(rf"(?<![\w'’])([{_UP}][a-zß-öø-ÿ]{{2,}})\s+$")
+_NAME_BEFORE = re.compile(rf"(?<![\w'’])([{_UP}][{_LOW}]{{2,}})\s+$")
 
 
 _PLURAL = re.compile(rf"\b(?:(?P<rel>[Mm]y|[Oo]ur)\s+(?P<group>parents|kids|children|grandparents|in-laws|neighbou?rs|"
                      rf"cousins|flatmates|roommates)\b|[Tt]he\s+(?P<family>[{_UP}][a-z]{{2,}}s)\b|"
-                     rf"(?<![\w'’])(?P<a>[{_UP}][a-zß-öø-ÿ]{{2,}})\s+and\s+(?P<b>[{_UP}][a-zß-öø-ÿ]{{2,}})\b(?!\s+I\b))")
+                     rf"(?<![\w'’])(?P<a>[{_UP}][{_LOW}]{{2,}})\s+and\s+(?P<b>[{_UP}][{_LOW}]{{2,}})\b(?!\s+I\b))")
 
 
 def plural_antecedent(text: str, pos: int, speaker: str) -> list[str]:
@@ -148,7 +150,7 @@ def in_question(text: str, start: int, end: int) -> bool:
     return start >= text.rfind(",", s0, m.start())
 
 
-CO_SUBJECT = re.compile(rf"\b([{_UP}][a-zß-öø-ÿ]{{2,}})\s+and\s+$")
+CO_SUBJECT = re.compile(rf"\b([{_UP}][{_LOW}]{{2,}})\s+and\s+$")
 
 
 # "at Ayo's on Saturday" is a place: a name's "'s" after a preposition stays a possessive
@@ -174,16 +176,16 @@ _CONTRACTIONS = [
     (re.compile(r"\b([Hh]e|[Ss]he)'s(?=\s+(?:been|got|gotten|had|done|moved|left|quit|joined|started|finished)\b)"), r"\1 has"),
     (re.compile(r"\b([Hh]e|[Ss]he)'s\b"), r"\1 is"),
     # a name's "'s" before a verb or a state is "is"/"has" ("Leah's moving", "Jon's been at Kessler")
-    (re.compile(rf"{_NOT_AFTER_PREP}([{_UP}][a-zß-öø-ÿ]{{2,}})'s(?=\s+(?:been|got|gotten|moved|left|quit|joined|started|finished|"
+    (re.compile(rf"{_NOT_AFTER_PREP}([{_UP}][{_LOW}]{{2,}})'s(?=\s+(?:been|got|gotten|moved|left|quit|joined|started|finished|"
                 r"become|decided|taken|found)\b)"), r"\1 has"),
-    (re.compile(rf"{_NOT_AFTER_PREP}([{_UP}][a-zß-öø-ÿ]{{2,}})'s(?=\s+(?:moving|going|living|working|staying|starting|leaving|"
+    (re.compile(rf"{_NOT_AFTER_PREP}([{_UP}][{_LOW}]{{2,}})'s(?=\s+(?:moving|going|living|working|staying|starting|leaving|"
                 r"getting|now|still|married|engaged|pregnant|retired|single|divorced|a|an|from|in|at|with|based|finally|"
                 r"just|also|currently|officially|no\s+longer|not|studying|teaching|dating|seeing|taking|planning|thinking|hoping|heading|"
                 r"flying|joining|switching|expecting|retiring|relocating|emigrating)\b(?!-))"), r"\1 is"),
 ]
 
 # a second verb of the same first-person subject: "I sold the Corolla and got a Subaru"
-_SHARED_I = re.compile(rf"(\b(I|[Ww]e|[Hh]e|[Ss]he|(?<![\w'’])[{_UP}][a-zß-öø-ÿ]{{2,}}(?:\s+[{_UP}][a-zß-öø-ÿ]{{2,}})?(?=\s+(?:has|have|had|just|[a-z]+ed)\b))"
+_SHARED_I = re.compile(rf"(\b(I|[Ww]e|[Hh]e|[Ss]he|(?<![\w'’])[{_UP}][{_LOW}]{{2,}}(?:\s+[{_UP}][{_LOW}]{{2,}})?(?=\s+(?:has|have|had|just|[a-z]+ed)\b))"
                        r"\s[^.!?;]{0,60}?\s)and\s+(?:now\s+|also\s+|then\s+)?(?=(?:got|bought|moved|started|joined|switched|"
                        r"signed|took|accepted|left|quit|adopted|rented|found|work|live|teach|study|use|became|am|are|"
                        r"play|run|have)\b)")
@@ -194,7 +196,7 @@ _SHARED_ING = re.compile(r"(\b(I|[Ww]e)\s(?:(?!\b(?:he|she|they|you|it|He|She|Th
 # in a message with no capitalised word inside a sentence, is a name
 _CUED_LOWER = re.compile(r"\b((?:moved|moving|relocated|relocating)\s+(?:back\s+)?to|(?:live|lives|living|based|settled)\s+in|"
                          r"(?:work|works|working)\s+(?:at|for)|(?:am|is|are)\s+from|(?:start|starts|started|starting)\s+(?:work\s+)?at|"
-                         r"joined|joining|job\s+(?:at|with))\s+([a-zß-öø-ÿ][a-zß-öø-ÿ\-]{2,})\b")
+                         rf"joined|joining|job\s+(?:at|with))\s+([{_LOW}][{_LOW}\-]{{2,}})\b")
 _CUED_TOOL = re.compile(r"\b((?:use|uses|using|used|to|from|on|with|into|chose|picked|dropped|ditched))\s+([a-z][a-z\-]{2,})\b")
 _ALSO_WORDS = frozenset("""swift rust express spring atom cursor surface render railway arch linear chase ford civic
     pixel galaxy windows oracle java go ruby zed comet model whisper adam""".split())  # tools that are also common words
@@ -273,6 +275,8 @@ def clean_value(raw: str, kind: str) -> str | None:
         # stop a proper name where the capitalised run ends; drop a trailing possessive
         v = re.sub(r"(\w{3,})\.\s.*$", r"\1", v)  # a name ends at its sentence's end ("Japan. That"), not at "St."
         v = re.sub(r"(\w['’]s)\.\s.*$", r"\1", v)  # "St. Brigid's. I start": the sentence ends after the possessive
+        # a name never runs on into a sentence that opens with a pronoun or a determiner ("Brackwater & Co. My colleague")
+        v = re.sub(r"\.\s+(?:I|My|Our|We|He|She|They|It|It's|The|This|That|There|But|And|So|Also|Anyway|Then)\b.*$", "", v)
         v = re.sub(r"['’]s$", "", v).rstrip(".")
         if not v or v.lower() in NOT_NAMES or v.lower() in CALENDAR_WORDS or v.lower() in STOPWORDS:
             return None
@@ -286,7 +290,7 @@ def clean_value(raw: str, kind: str) -> str | None:
     return v
 
 
-_VOCATIVE = re.compile(rf"^\W*(?:(?:hi|hey|hello|thanks|thank you|ok|okay|so|and|oh|morning|evening)\s+)?([{_UP}][a-zß-öø-ÿ]{{2,}})\s*[,!:]", re.I)
+_VOCATIVE = re.compile(rf"^\W*(?:(?:hi|hey|hello|thanks|thank you|ok|okay|so|and|oh|morning|evening)\s+)?([{_UP}][{_LOW}]{{2,}})\s*[,!:]", re.I)
 
 
 def vocative(text: str) -> str | None:

@@ -45,7 +45,7 @@ from app.domain.layers.assertion_text import (CO_SUBJECT, PLACE_PREP, PRONOUNS, 
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.rule_scan import RuleScanner
 from app.domain.layers.timeparse import resolve_time_expressions
-from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, NUMBER_WORDS, STOPWORDS, norm_name
+from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, NUMBER_WORDS, STOPWORDS, UPPER, norm_name
 
 from app.domain.layers.assertion_model import LAYER_VERSION, Assertion  # noqa: F401  (re-exported)
 from app.domain.layers.assertion_spans import SpanModel, learned_claims
@@ -297,7 +297,7 @@ def _extract(event: LayerEvent, context: str, addressee: str | None) -> list[Ass
             before = text[max(0, m.start() - 30):m.start()]
             co = CO_SUBJECT.search(before) if subj == "I" or (subj[:1].isupper() and entity == subj) else None
             if (co and co.group(1).lower() not in NOT_NAMES and not PLACE_PREP.search(before[:co.start()])
-                    and not re.search(r"[A-Z][\w'’&\.\-]*\s+$", before[:co.start()])):  # "Harbourline Insurance and I": a name's last word
+                    and not re.search(rf"[{UPPER}][\w'’&\.\-]*\s+$", before[:co.start()])):  # "Harbourline Insurance and I": a name's last word
                 # "Priyanka and I are moving to Denver"; not "I live in Boston and I work at ..."
                 found.append((m.start(), co.group(1), attr, value, m.group(0), negated, m.end()))
             elif addressee and entity != addressee and re.search(r"(?i)\byou\s+and\s+$", text[max(0, m.start() - 9):m.start()]):
@@ -386,7 +386,8 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
         here = resolve_here(e.content, places.get(e.conversation_id), people)
         places[e.conversation_id] = last_place(e.content, people) or ""  # "there" reaches back one turn
         # "she" two turns on from the name: the person last talked about (the focus) stands before the turn before
-        told = f"{focus[e.conversation_id]}. {context}" if focus.get(e.conversation_id) else context
+        # (set off by ";": a name alone before "." opens a turn as an exclamation does, "Lovely. He ...")
+        told = f"{focus[e.conversation_id]}; {context}" if focus.get(e.conversation_id) else context
         found = extract_assertions(e if here == e.content else replace(e, content=here), told, addressee)
         if context and asker != e.speaker and (reply := elided_reply(context, e.content)):
             for a in extract_assertions(replace(e, content=reply, recipient=None), "", None):

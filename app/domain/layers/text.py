@@ -22,6 +22,11 @@ EMOJI_RE = re.compile(
 )
 DIGIT_RE = re.compile(r"\d")
 
+# capitals and small letters of the Latin alphabets ("Şahin", "Łukasz", "Paweł", "Đặng"), not only Latin-1's:
+# the character classes of every pattern that reads a name
+UPPER = "A-Z" + "".join(c for r in (range(0xC0, 0x250), range(0x1E00, 0x1F00)) for c in map(chr, r) if c.isupper())
+LOWER = "a-z" + "".join(c for r in (range(0xDF, 0x250), range(0x1E00, 0x1F00)) for c in map(chr, r) if c.islower())
+
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are aren't as at be because been before
     being below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't

@@ -307,6 +307,12 @@ def joined_ranges(text: str, mentions: list[M]) -> list[M]:
                 and (_JOIN.fullmatch(text[prev.end:m.start]) or (not text[prev.end:m.start].strip()
                                                                  and _JOINED_BY.match(m.surface.strip())))):
             s, e = date.fromisoformat(prev.range_start), date.fromisoformat(m.range_end)
+            if m.granularity == "day" and is_explicit(m.surface) and not is_explicit(prev.surface):
+                last = e - timedelta(days=1)  # the first day is in the month the last names: "Friday the 13th to
+                if re.search(r"\d", prev.surface) and s.day <= last.day:  # Sunday the 15th of December"
+                    s = month_day(last.year, last.month, s.day) or s
+                elif wd := re.fullmatch(rf"(?i)(?:from\s+|on\s+)?({_WD_NAMES})", prev.surface.strip()):
+                    s = last - timedelta(days=(last.weekday() - weekday_num(wd.group(1))) % 7)  # "Friday to Sunday the 15th"
             weekday = re.search(rf"(?i)\b{_WD_NAMES}\s*$", m.surface) is not None
             bare = re.fullmatch(r"(?i)(?:(?:to|until|till|through|thru)\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)", m.surface.strip())
             if bare and (first := nth_day(s, int(bare.group(1)), "future")):  # "from Christmas Eve to the 2nd": the first
@@ -314,8 +320,10 @@ def joined_ranges(text: str, mentions: list[M]) -> list[M]:
             while e <= s:
                 e = e + timedelta(days=7) if weekday else _a_year_on(e)
             if (e - s).days <= 366:
-                out[-1] = replace(prev, surface=text[prev.start:m.end], end=m.end, kind="absolute",
-                                  range_end=e.isoformat(), label=f"{prev.label} – {m.label}")
+                moved = s.isoformat() != prev.range_start
+                out[-1] = replace(prev, surface=text[prev.start:m.end], end=m.end, kind="absolute", range_end=e.isoformat(),
+                                  range_start=s.isoformat(), date=s.isoformat() if moved else prev.date,
+                                  label=f"{label(s, 'day') if moved else prev.label} – {m.label}")
                 continue
         out.append(m)
     return out

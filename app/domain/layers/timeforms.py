@@ -164,6 +164,10 @@ def following_span(expr: str, anchor: date) -> tuple[date, date, str] | None:
     return d, d + timedelta(days=1), "day"
 
 
+# a month that is also a name or a verb, second of two joined by "or" / "and" ("in July or August")
+SECOND_MONTH_RE = ("(?:" + "|".join(f"(?<={m} {j} )" for m in calendar.month_name[1:] for j in ("or", "and"))
+                   + r")(?:April|June|August|March|May)\b(?!\s*\d)(?!\s+[A-Z])")
+
 # "early 2023", "mid-2024", "the end of the year", "the start of next year": the year's thirds, as a month's
 YEAR_PART_RE = (r"\b(?:the\s+)?(?:early|mid|late|end\s+of|beginning\s+of|start\s+of|middle\s+of)[\s-]+"
                 r"(?:(?:19|20)\d\d\b|(?:the|this|next|last)\s+year\b)")

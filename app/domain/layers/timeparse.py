@@ -53,6 +53,7 @@ from app.domain.layers.timeforms import (
     DECADE_RE,
     FOLLOWING_RE,
     NTH_WEEKDAY_RE,
+    SECOND_MONTH_RE,
     RECURRING_RE,
     SHIFTED_FORMS,
     SHIFTED_RE,
@@ -77,7 +78,7 @@ from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, rela
 
 _YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
 
-LAYER_VERSION = "timeparse/13"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
+LAYER_VERSION = "timeparse/14"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
 # 4: "the 10th" before a function word ("till the 10th for work"), a month after for/to/from/till/before/after
 # 5: the forms of timeforms (decades, "the second Saturday in January", fortnights, "the Friday after next",
 #    recurring expressions dropped), "the weekend" by tense, more tense cues
@@ -107,6 +108,8 @@ LAYER_VERSION = "timeparse/13"  # 2: ranges are half-open [range_start, range_en
 #     September", "Wednesday to Friday"; not "moving from the 26th to Tuesday"); "in feb", "by sept"; "same day?"
 # 13: "Last Friday in July", "a week last Saturday", "Wednesday last week", "the Easter weekend", "xmas", "Black Friday",
 #     "the last two weeks of July", "covers August to October", "30 and 31 May", "13th is good" (test_time_forms_13)
+# 14: a stretch whose last day names the month starts in it ("Friday the 13th to Sunday the 15th of December"); a
+#     second month joined by "or" / "and" ("July or August"); a year after "from", "till", "around" (test_layers_stop40)
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
@@ -135,6 +138,9 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?i:your|the|my|our|their|his|her|{_SPAN_VERB})\s+{_MONTH_CAP}(?!\s+\d)"), "relative"),
     (re.compile(rf"\b(?:the\s+)?{_SEASON}\s+(?:of\s+)?(?:(?:19|20)\d\d\b|['’]\d\d\b(?!s))", re.I), "absolute"),
     (re.compile(r"\b(?:in|since|back in|during|by|until|of)\s+(?:(?:19|20)\d\d\b|['’]\d\d\b(?!s))", re.I), "absolute"),
+    # ... and after "from", "till", "around", but not opening a stretch of years ("from 1990 to 2020", "from 2018-2023")
+    (re.compile(r"\b(?:from|till|around)\s+(?:19|20)\d\d\b(?!\s*(?:[-–/]|to\b|until\b|till\b|and\b)\s*(?:19|20)?\d\d)", re.I),
+     "absolute"),
     (re.compile(r"\b(?:(?:at|by|until|before|from)\s+)?(?:the\s+)?(?:end|beginning|start|middle)\s+of\s+(?:the|this|next|last)\s+month\b|"
                 r"\b(?:early|mid|late)[\s-]+(?:this|next|last)\s+month\b", re.I), "relative"),
     (re.compile(r"\b(?:the day before yesterday|the day after tomorrow|yesterday|today|tonight|tomorrow|last night|this (?:morning|afternoon|evening))\b", re.I), "relative"),
@@ -154,6 +160,8 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     # June, August, May, March: those need a preposition or a determiner), nor a month before a day or a name;
     # "September's definitely on" is the month
     (re.compile(r"\b(?:January|February|July|September|October|November|December)\b(?!\s*\d)(?!\s+[A-Z])"), "relative"),
+    # ... and one that is also a name or a verb, joined to a month before it ("in July or August", "June and July")
+    (re.compile(SECOND_MONTH_RE), "relative"),
     # ... a month opening a stretch or closing one after a dash ("August to October", "(April - June)": joined_ranges)
     (re.compile(rf"\b{_MONTH_CAP}(?=\s*(?:to|until|till|through|[-–])\s*(?:(?:early|mid|late)[\s-]+)?{_MONTH_CAP})|(?<=[-–]\s){_MONTH_CAP}\b"), "relative"),
     # a bare season only where it stands for a time ("summer trip", "see you in spring."); "fall" only as
@@ -198,6 +206,7 @@ _NEEDLES: dict[str, re.Pattern[str]] = {  # read in the text in lower case (quic
     DECADE_RE: re.compile(r"\d0['’]?s\b|ties\b|noughties|aughts"),
     RANGE_RE: re.compile(r"\d\s*(?:st|nd|rd|th)?\s*(?:[-–]|\s(?:to|till|until|through|thru|and)\s)|\d(?:st|nd|rd|th)\s*/"),
     BEFORE_RE: re.compile(r"\b(?:before|after)\b"),
+    SECOND_MONTH_RE: re.compile(r"\b(?:or|and) (?:april|june|august|march|may)\b"),
     THAT_RE: re.compile(r"\b(?:that|same|all)\s+(?:that\s+|whole\s+|entire\s+)?(?:day|night|morning|afternoon|evening|week)"),
 }
 _NEEDLES.update({rx: re.compile(needle) for rx, _, _, needle in WORD_PATTERNS + LATE_PATTERNS})
@@ -270,7 +279,7 @@ def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date,
         text = re.sub(rf"\b{fuzzy}\b", digit, text, flags=re.I)
     text = re.sub(r"\b(back|earlier)$", "ago", text, flags=re.I)
     text = re.sub(r"^(in|within)\s+(the\s+next\s+)?(?=\d|a\b|an\b|one|two|three|four|five|six|seven|eight|nine|ten)", "in ", text, flags=re.I)
-    text = re.sub(r"^(since|back in|during|by|until|of|early|late|mid-?|end of)\s+", "", text, flags=re.I)
+    text = re.sub(r"^(since|back in|during|by|until|till|from|around|of|early|late|mid-?|end of)\s+", "", text, flags=re.I)
     text = re.sub(r"^(on|the)\s+", "", text, flags=re.I)
     text = re.sub(r"\bthis past\b", "last", text, flags=re.I)
     text = re.sub(r"^past\s+(?=week|month|year)", "last ", text, flags=re.I)
