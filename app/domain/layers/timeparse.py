@@ -279,7 +279,8 @@ def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date,
         text = re.sub(rf"\b{fuzzy}\b", digit, text, flags=re.I)
     text = re.sub(r"\b(back|earlier)$", "ago", text, flags=re.I)
     text = re.sub(r"^(in|within)\s+(the\s+next\s+)?(?=\d|a\b|an\b|one|two|three|four|five|six|seven|eight|nine|ten)", "in ", text, flags=re.I)
-    text = re.sub(r"^(since|back in|during|by|until|till|from|around|of|early|late|mid-?|end of)\s+", "", text, flags=re.I)
+    text = re.sub(r"^(since|back in|during|by|until|of|early|late|mid-?|end of|(?:till|from|around)(?=\s+(?:19|20)\d\d\b))\s+", "",
+                  text, flags=re.I)
     text = re.sub(r"^(on|the)\s+", "", text, flags=re.I)
     text = re.sub(r"\bthis past\b", "last", text, flags=re.I)
     text = re.sub(r"^past\s+(?=week|month|year)", "last ", text, flags=re.I)
