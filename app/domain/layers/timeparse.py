@@ -77,6 +77,7 @@ from app.domain.layers.timewords import LATE_PATTERNS, LOWER_ALONE_RE, WORD_PATT
 from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, relative_weekend, year_span
 
 _YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
+FROM_YEAR_RE = r"\b(?:from|till|around)\s+(?:19|20)\d\d\b(?!\s*(?:[-–/]|to\b|until\b|till\b|and\b)\s*(?:19|20)?\d\d)"
 
 LAYER_VERSION = "timeparse/14"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
 # 4: "the 10th" before a function word ("till the 10th for work"), a month after for/to/from/till/before/after
@@ -139,8 +140,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?:the\s+)?{_SEASON}\s+(?:of\s+)?(?:(?:19|20)\d\d\b|['’]\d\d\b(?!s))", re.I), "absolute"),
     (re.compile(r"\b(?:in|since|back in|during|by|until|of)\s+(?:(?:19|20)\d\d\b|['’]\d\d\b(?!s))", re.I), "absolute"),
     # ... and after "from", "till", "around", but not opening a stretch of years ("from 1990 to 2020", "from 2018-2023")
-    (re.compile(r"\b(?:from|till|around)\s+(?:19|20)\d\d\b(?!\s*(?:[-–/]|to\b|until\b|till\b|and\b)\s*(?:19|20)?\d\d)", re.I),
-     "absolute"),
+    (re.compile(FROM_YEAR_RE, re.I), "absolute"),
     (re.compile(r"\b(?:(?:at|by|until|before|from)\s+)?(?:the\s+)?(?:end|beginning|start|middle)\s+of\s+(?:the|this|next|last)\s+month\b|"
                 r"\b(?:early|mid|late)[\s-]+(?:this|next|last)\s+month\b", re.I), "relative"),
     (re.compile(r"\b(?:the day before yesterday|the day after tomorrow|yesterday|today|tonight|tomorrow|last night|this (?:morning|afternoon|evening))\b", re.I), "relative"),
@@ -207,6 +207,7 @@ _NEEDLES: dict[str, re.Pattern[str]] = {  # read in the text in lower case (quic
     RANGE_RE: re.compile(r"\d\s*(?:st|nd|rd|th)?\s*(?:[-–]|\s(?:to|till|until|through|thru|and)\s)|\d(?:st|nd|rd|th)\s*/"),
     BEFORE_RE: re.compile(r"\b(?:before|after)\b"),
     SECOND_MONTH_RE: re.compile(r"\b(?:or|and) (?:april|june|august|march|may)\b"),
+    FROM_YEAR_RE: re.compile(r"(?:from|till|around)\s+(?:19|20)\d\d"),
     THAT_RE: re.compile(r"\b(?:that|same|all)\s+(?:that\s+|whole\s+|entire\s+)?(?:day|night|morning|afternoon|evening|week)"),
 }
 _NEEDLES.update({rx: re.compile(needle) for rx, _, _, needle in WORD_PATTERNS + LATE_PATTERNS})
