@@ -1,5 +1,6 @@
-"""What the test_layers_generalise_*.py modules share: a conversation of turns a week apart from a Monday,
-its timeline (the rule extractor, then consolidation), and one entry of it, found or named as missing."""
+"""What the layer rules' test modules share: a conversation of turns a week apart from a Monday, its timeline
+(the rule extractor, then consolidation), one entry of it, found or named as missing, and the time spans a
+text's expressions resolve to."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
@@ -7,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 from app.domain.layers.assertions import extract_all
 from app.domain.layers.consolidation import build_timeline
 from app.domain.layers.events import LayerEvent
+from app.domain.layers.timeparse import resolve_time_expressions
 
 
 T0 = datetime(2024, 2, 5, 9, 0, tzinfo=timezone.utc)  # a Monday
@@ -25,3 +27,8 @@ def entry(tl, attribute: str, value: str, negated: bool = False):
     hits = [a for a in tl if a.attribute == attribute and a.value == value and a.negated == negated]
     assert hits, f"no {attribute} = {'NOT ' if negated else ''}{value} in {[(a.attribute, a.value, a.negated) for a in tl]}"
     return hits[0]
+
+
+def time_spans(text: str, at: datetime) -> list[tuple[str, str | None, str | None]]:
+    """(words, range start, range end) of every time expression of `text` said at `at`."""
+    return [(m.surface, m.range_start, m.range_end) for m in resolve_time_expressions(text, at)]

@@ -10,16 +10,11 @@ from datetime import datetime, timezone
 
 from app.domain.layers.aliases import speaker_aliases, stated_aliases
 from app.domain.layers.assertion_text import antecedent, clean_value
-from app.domain.layers.timeparse import resolve_time_expressions
-from tests.unit.layers_generalise_support import timeline
+from tests.unit.layers_generalise_support import time_spans as spans, timeline
 
 
 def claims(*turns: tuple[str, str]) -> set[tuple[str, str, str]]:
     return {(a.entity, a.attribute, a.value) for a in timeline(*turns)}
-
-
-def spans(text: str, at: datetime) -> list[tuple[str, str | None, str | None]]:
-    return [(m.surface, m.range_start, m.range_end) for m in resolve_time_expressions(text, at)]
 
 
 SUN_20_OCT_2024 = datetime(2024, 10, 20, 12, tzinfo=timezone.utc)

@@ -6,12 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from app.domain.layers.timeparse import resolve_time_expressions
-
-
-def spans(text: str, at: datetime) -> list[tuple[str, str | None, str | None]]:
-    return [(m.surface, m.range_start, m.range_end) for m in resolve_time_expressions(text, at)]
-
+from tests.unit.layers_generalise_support import time_spans as spans
 
 THU_2_MAY_2024 = datetime(2024, 5, 2, 12, tzinfo=timezone.utc)
 

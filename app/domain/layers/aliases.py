@@ -65,9 +65,10 @@ _ALIAS_RES = [
     # "I'm taking on an assistant, Kemi, from May": a name set off by commas after "a <relation>"
     re.compile(rf"\b(?P<first>I|I'm|I've|[Ww]e|[Ww]e're|[Ww]e've)\b[^.!?;]{{0,40}}?\b(?:a|an)\s+(?:(?:new|lovely|rescue|"
                rf"little|young)\s+)?(?P<rel>{RELATIONS}),\s+{_NAME}(?=\s*(?:[,.!?;)]|$))"),
+    # last, as it is the least sure: someone of the person a pronoun stands for ("Jannik can't come, his wife Birte
+    # is due any day": Jannik's wife), a name none of the forms above gave
+    re.compile(rf"\b(?P<pron>[Hh]is|[Hh]er)\s+{_MODS}(?P<rel>{RELATIONS})\s*,?\s+(?:(?:is\s+)?(?:named|called)\s+)?{_NAME}"),
 ]
-# someone of the person a pronoun stands for: "Jannik can't come, his wife Birte is due any day" (Jannik's wife)
-_PRONOUN_REL = re.compile(rf"\b(?:[Hh]is|[Hh]er)\s+{_MODS}(?P<rel>{RELATIONS})\s*,?\s+(?:(?:is\s+)?(?:named|called)\s+)?{_NAME}")
 YOUR_REL_RE = re.compile(rf"\b[Yy]our\s+({_MODS}(?:{RELATIONS}))\b")
 NAMED_POSS_RE = re.compile(rf"\b(?P<owner>[{_UP}][\w\-]+)['’]s\s+{_MODS}(?P<rel>{RELATIONS})\b")
 _ALIAS_NOT = frozenset("and but so or then also just really".split())
@@ -98,19 +99,13 @@ def stated_aliases(text: str, speaker: str, addressee: str | None) -> list[tuple
                 continue
             if len(name.split()) > 1 and name.split()[1].lower() in NOT_NAMES | CALENDAR_WORDS and first == name.split()[0]:
                 name = first
-            owner = gd.get("owner") or (addressee if poss == "your" else speaker)  # "first": the speaker too
+            if gd.get("pron"):  # whom "his" / "her" stands for, when no form above named this one already
+                owner = None if any(norm(n) == norm(name) for _, n in out) else antecedent(text, m.start())
+            else:
+                owner = gd.get("owner") or (addressee if poss == "your" else speaker)  # "first": the speaker too
             if not owner or owner.lower() in NOT_NAMES or owner.lower() in CALENDAR_WORDS or norm(owner) == norm(name):
                 continue
             out.append((f"{owner}'s {relation(m.group('rel'))}", name))
-    for m in _PRONOUN_REL.finditer(text):
-        name, owner = m.group("name"), antecedent(text, m.start())
-        first = re.sub(r"^(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+", "", name).split()[0]
-        if (not owner or first.lower() in NOT_NAMES | CALENDAR_WORDS | _ALIAS_NOT or norm(owner) == norm(name)
-                or owner.lower() in NOT_NAMES or any(norm(n) == norm(name) for _, n in out)):
-            continue
-        if len(name.split()) > 1 and name.split()[1].lower() in NOT_NAMES | CALENDAR_WORDS:
-            name = first
-        out.append((f"{owner}'s {relation(m.group('rel'))}", name))
     return out
 
 
@@ -167,6 +162,10 @@ _DESKS = frozenset("reception front desk helpdesk help support service customer 
 _TITLE_WORDS = frozenset("prof professor dr doctor mr mrs ms miss sir madam doc mate love dear".split())
 
 
+def _desk(name: str) -> bool:
+    return bool(set(norm(name).split()) & _DESKS)
+
+
 def speaker_aliases(text: str, speaker: str, addressee: str | None) -> list[tuple[str, str, str]]:
     """(speaker, other name, how) for what a turn states about who is talking: the speaker introducing
     themself by another name ("self": "Hi, it's Oluwaseun Barker"), or, with one other speaker
@@ -181,12 +180,10 @@ def speaker_aliases(text: str, speaker: str, addressee: str | None) -> list[tupl
     # "It's Shia Labeouf!" names someone in a photo: "it's X" introduces only before "from / here / in ..."
     name = intro and (intro.group("a") or intro.group("b") or intro.group("d")
                       or (intro.group("c") if intro.group("greet") else None))
-    desk = bool(set(norm(speaker).split()) & _DESKS)
-    if name and _nameish(name) and norm(name) != norm(speaker) and not desk:
+    if name and _nameish(name) and norm(name) != norm(speaker) and not _desk(speaker):
         out.append((speaker, name, "self"))
     # a role ("user", "assistant") has no name to be called by: a "Hi Karen," there opens a drafted letter
-    called = (_CALLED.search(text) if addressee and norm(addressee) not in _ROLES
-              and not set(norm(addressee).split()) & _DESKS else None)
+    called = _CALLED.search(text) if addressee and norm(addressee) not in _ROLES and not _desk(addressee) else None
     name = called and (called.group("a") or (called.group("c") if _YOU.search(text) else None))
     if name and addressee and _nameish(name) and name.lower() not in _TITLE_WORDS and norm(name) != norm(addressee) \
             and norm(name) != norm(speaker):

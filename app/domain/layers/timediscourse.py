@@ -312,7 +312,7 @@ def joined_ranges(text: str, mentions: list[M]) -> list[M]:
                 if re.search(r"\d", prev.surface) and s.day <= last.day:  # Sunday the 15th of December"
                     s = month_day(last.year, last.month, s.day) or s
                 elif wd := re.fullmatch(rf"(?i)(?:from\s+|on\s+)?({_WD_NAMES})", prev.surface.strip()):
-                    s = last - timedelta(days=(last.weekday() - weekday_num(wd.group(1))) % 7)  # "Friday to Sunday the 15th"
+                    s = weekday_from(last - timedelta(days=6), weekday_num(wd.group(1)))  # "Friday to Sunday the 15th"
             weekday = re.search(rf"(?i)\b{_WD_NAMES}\s*$", m.surface) is not None
             bare = re.fullmatch(r"(?i)(?:(?:to|until|till|through|thru)\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)", m.surface.strip())
             if bare and (first := nth_day(s, int(bare.group(1)), "future")):  # "from Christmas Eve to the 2nd": the first
