@@ -145,7 +145,7 @@ def test_a_month_told_as_past_or_a_part_of_a_month_leaves_a_bare_day_its_own():
     at = datetime(2025, 5, 12, 18)  # the end of May is a third of a month, not the month: the coming 7th
     text = "The venue shuts at the end of May, so the show on the 7th is cancelled."
     assert span(text, at, "on the 7th") == ("2025-06-07", "2025-06-08")
-    at = datetime(2025, 5, 12, 18)  # a day close at hand stays this month's
+    at = datetime(2025, 5, 12, 18)  # a day set against the month named before it ("but") stays this month's
     text = "We're off to Spain in August, but the plumber comes on the 15th."
     assert span(text, at, "on the 15th") == ("2025-05-15", "2025-05-16")
 

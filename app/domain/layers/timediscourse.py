@@ -25,7 +25,7 @@ import calendar
 import re
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from app.domain.layers.timecal import _WD, label, nth_day, pick_year, weekday_num, weekend_label
 from app.domain.layers.timeforms import weekend_of
@@ -106,6 +106,7 @@ NO_DISCOURSE = Discourse()
 NEAR_DAYS = 10
 # words before a day number that carry on from the date named before it: "away from the 28th of March,
 # back on the 2nd" is the 2nd after it, wherever the turn's own time falls
+_CONTRAST = re.compile(r"(?i)\b(?:but|though|although|however|meanwhile|whereas)\b")
 _CARRIES_ON = re.compile(r"(?i)\b(?:back|home|return(?:s|ing)?|until|till|through|thru|then)\b[^.!?]{0,12}$")
 
 
@@ -118,12 +119,15 @@ def day_reference(before: str, own: date | None, base: date, out: list[M], any_e
     turn is its own, and one further off is of that day's month (or of the coming whole month the turn named
     before it: `month_before`). A day the sitting's earlier turns named is no anchor here: tried at stop 37 (a
     far bare day inside or just after it), it fixed four spans on dev and broke one of twelve fresh conversations."""
-    named = named_before(out, explicit=True, days_only=not any_explicit) or named_before(out) or month_before(out, base)
+    day = named_before(out, explicit=True, days_only=not any_explicit)
+    month = None if day else month_before(out, base, before)
+    named = day or month or named_before(out)
     if named is None:
         return None
     if _CARRIES_ON.search(before):
         return named
-    if own is not None and abs((own - base).days) <= NEAR_DAYS:
+    if own is not None and (own == base or (0 < (named - own).days <= NEAR_DAYS if day else
+                                            month is None and abs((own - base).days) <= NEAR_DAYS)):
         return None
     return named.replace(day=1)
 
@@ -184,38 +188,17 @@ def named_before(out: list[M], explicit: bool = False, days_only: bool = True) -
     return date.fromisoformat(m.date) if m is not None and m.date else None
 
 
-def month_before(out: list[M], base: date) -> date | None:
+def month_before(out: list[M], base: date, before: str = "") -> date | None:
     """The first day of the last whole month named earlier in the turn when it is still to come ("coming home
-    in July, I land on the 20th"): a later bare day number far from the turn is that month's (not a month
-    told as past: "it never happened in December, so the 4th?"; nor a part of one: "closing at the end of May")."""
+    in July, I land on the 20th"): a later bare day number is that month's (not a month told as past: "it never
+    happened in December, so the 4th?"; nor a part of one: "closing at the end of May"; nor one set against
+    it: "off to Spain in August, but the plumber comes on the 15th", `before` being the words up to the day)."""
     m = next((m for m in reversed(out) if m.resolved and m.range_start and m.range_end and m.granularity == "month"
               and is_explicit(m.surface)), None)
-    if m is None:
+    if m is None or _CONTRAST.search(before[m.end:]):
         return None
     s, e = date.fromisoformat(m.range_start), date.fromisoformat(m.range_end)
     return s if s.day == 1 and e.day == 1 and 28 <= (e - s).days <= 31 and s > base else None
-
-
-# A day and month told in the past tense ("I was flying out on the 12th of December", "invited me to interview
-# on the 4th of February", "completion's slipped to the 22nd of March") whose past reading is most of a year
-# back while the coming one is a few months off: the coming one (what the past-tense act arranged). Fitted on dev.
-FAR_PAST_DAYS = 180
-SOON_DAYS = 120
-
-
-def no_year_date(surface: str) -> bool:
-    """A day of a named month without its year ("the 15th of June", "2 November", "March 22nd")."""
-    return (is_explicit(surface) and re.search(r"\d", surface) is not None
-            and re.search(r"\b(?:1[89]|20)\d\d\b|['’]\d\d\b|\d{1,2}/\d{1,2}", surface) is None)
-
-
-def coming_if_far(base: date, past: tuple, ahead: Callable[[], tuple | None]) -> tuple:
-    """The past reading `past` (date, start, end, ...) of a day and month, or the coming one (`ahead()`) when
-    the past one is over `FAR_PAST_DAYS` back and the coming one at most `SOON_DAYS` ahead."""
-    if (base - past[1]).days <= FAR_PAST_DAYS:
-        return past
-    coming = ahead()
-    return coming if coming is not None and 0 <= (coming[1] - base).days <= SOON_DAYS else past
 
 
 FEW_DAYS = 11  # the longest span a later mention leans on: a day, a stretch, a week, a third of a month

@@ -29,7 +29,11 @@ ORD_WORD_RE = "(?:" + "|".join(re.escape(w) for w in sorted(ORDINAL_WORDS, key=l
 # function word, or a verb said of a date ("the 22nd works", "the 16th suits me", "on the 19th anyway")
 AFTER_DAY_RE = (r"(?:for|to|and|or|at|in|on|until|till|through|with|but|so|because|when|if|then|we|I|you|he|she|they|it|"
                 r"is|was|instead|already|too|please|anyway|now|still|though|also|again|as|while|than|like|before|after|"
-                r"from|by|there|would|will|could|should|can|might|works?|suits?|fits?|clash(?:es)?|sounds?|looks?|went)")
+                r"from|by|there|would|will|could|should|can|might|works?|suits?|fits?|clash(?:es)?|sounds?|looks?|went|"
+                # an auxiliary, a negation or a sentence adverb after it: "the 3rd has no clashes", "the 10th won't work",
+                # "can't do the 8th sadly", "the 7th free", "the 11th off work", "the 13th either", "the 7th btw"
+                r"has|have|had|are|were|isn['’]t|wasn['’]t|won['’]t|wouldn['’]t|didn['’]t|doesn['’]t|don['’]t|can['’]t|"
+                r"any|either|sadly|hopefully|btw|free|off|without|that|which|gives?)")
 
 _WD_NAMES = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _NTH = r"(?:first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)"

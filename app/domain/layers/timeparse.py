@@ -70,16 +70,18 @@ from app.domain.layers.timeforms import (
     year_part_span,
 )
 from app.domain.layers.timediscourse import (BEFORE_RE, NO_DISCOURSE, RANGE_RE, THAT_RE, Discourse, appositions,
-                                             before_span, coming_if_far, day_reference, is_range, joined_ranges, named_before,
-                                             no_year_date, range_days, range_span, stretch_before, that_span,
+                                             before_span, day_reference, is_range, joined_ranges, named_before,
+                                             range_days, range_span, stretch_before, that_span,
                                              weekday_from)
-from app.domain.layers.timewords import LATE_PATTERNS, LOWER_ALONE_RE, WORD_PATTERNS, cap_months, told_as_past, word_span
+from app.domain.layers.timewords import (LATE_PATTERNS, LOWER_ALONE_RE, SEASON_EVENTS, WORD_PATTERNS, cap_months,
+                                         told_as_past, word_span)
+from app.domain.layers.timeyear import pick_reading
 from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, relative_weekend, year_span
 
 _YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
 FROM_YEAR_RE = r"\b(?:from|till|around)\s+(?:19|20)\d\d\b(?!\s*(?:[-–/]|to\b|until\b|till\b|and\b)\s*(?:19|20)?\d\d)"
 
-LAYER_VERSION = "timeparse/14"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
+LAYER_VERSION = "timeparse/15"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
 # 4: "the 10th" before a function word ("till the 10th for work"), a month after for/to/from/till/before/after
 # 5: the forms of timeforms (decades, "the second Saturday in January", fortnights, "the Friday after next",
 #    recurring expressions dropped), "the weekend" by tense, more tense cues
@@ -111,6 +113,8 @@ LAYER_VERSION = "timeparse/14"  # 2: ranges are half-open [range_start, range_en
 #     "the last two weeks of July", "covers August to October", "30 and 31 May", "13th is good" (test_time_forms_13)
 # 14: a stretch whose last day names the month starts in it ("Friday the 13th to Sunday the 15th of December"); a
 #     second month joined by "or" / "and" ("July or August"); a year after "from", "till", "around" (test_layers_stop40)
+# 15: which year a month or season is (`timeyear`); a season before an event ("the spring concert"); a bare day after a
+#     date or a coming month the turn named is of its month even near the turn (test_time_stop41)
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
@@ -167,7 +171,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     # a bare season only where it stands for a time ("summer trip", "see you in spring."); "fall" only as
     # "the fall" (a verb otherwise), and never before another noun ("summer camp")
     (re.compile(r"(?<![\w-])(?:the\s+(?:summer|winter|spring|fall|autumn)|summer|winter|spring|autumn)"
-                r"(?=\s*(?:[.,!?;:]|$)|\s+(?:trip|vacation|holiday|break|plans?|getaway|season)\b)", re.I), "relative"),
+                rf"(?=\s*(?:[.,!?;:]|$)|\s+(?-i:{SEASON_EVENTS})\b)", re.I), "relative"),
     (re.compile(r"\b(?:the other (?:day|week|night)|a while (?:ago|back)|some time ago|not long ago)\b", re.I), "vague"),
     *[(re.compile(rx, flags), kind) for rx, kind, flags, _ in LATE_PATTERNS],  # "13th is good": after every other form
 ]
@@ -306,15 +310,6 @@ def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date,
     return d, s, e, gran
 
 
-def _nearest(surface: str, base: date):  # noqa: ANN202 (what _resolve_cached returns)
-    """The reading, past or coming, whose span lies closer to `base` (0 when it holds it)."""
-    got = [r for r in (_resolve_cached(surface, base, "past"), _resolve_cached(surface, base, "future")) if r is not None]
-
-    def away(r) -> int:  # noqa: ANN001
-        return 0 if r[1] <= base < r[2] else min(abs((r[1] - base).days), abs((r[2] - timedelta(days=1) - base).days))
-    return min(got, key=away) if got else None
-
-
 def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = NO_DISCOURSE) -> list[TimeMention]:
     """Every time expression in `text` with its absolute date(s) relative to `base` (event time), and
     to what earlier turns settled (`discourse`; `resolve_turns` threads it through a conversation)."""
@@ -387,12 +382,8 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
             ref = base.date() if own else (named_before(out) or discourse.last_day)
             fl = None if ref is None else (following_span(surface, ref) or before_span(surface, ref))
             res = None if fl is None else (fl[0], fl[0], fl[1], fl[2])  # type: ignore[assignment]
-        elif prefer == "nearest" or re.match(rf"(?i)(?:for\s+(?:the\s+)?{_SEASON}|from\s+{_MONTH_CAP})\b", surface):
-            res = _nearest(surface, base.date())  # "booked ... on 23 August", "for the winter", "from September"
         else:
-            res = _resolve_cached(surface, base.date(), prefer)
-            if prefer == "past" and res is not None and res[3] == "day" and no_year_date(surface):
-                res = coming_if_far(base.date(), res, lambda: _resolve_cached(surface, base.date(), "future"))
+            res = pick_reading(surface, text, s, e, base.date(), prefer, since, _resolve_cached)
         if res is None:
             out.append(TimeMention(surface, s, e, kind))
             continue

@@ -1,0 +1,93 @@
+"""Which year a month, a season or a day and month said without one is (`pick_reading`), for
+`timeparse.resolve_time_expressions`: by the tense of its sentence, the nearer reading for a record ("the October
+takings") or a start told in the past, and the coming one where a past-tense sentence arranged it ("rebooked it for
+September", "slipped to the 22nd of March") and the past one lies most of a year back. Pure functions, no I/O.
+"""
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+from typing import Callable
+
+from app.domain.layers.timecal import _MONTH_CAP, _SEASON, sentence_around, tense_around
+from app.domain.layers.timediscourse import is_explicit
+
+Reading = tuple  # what timeparse._resolve_cached gives: (date, start, end, granularity[, label])
+Resolve = Callable[[str, date, str], "Reading | None"]
+
+# A day and month told in the past tense ("I was flying out on the 12th of December", "invited me to interview
+# on the 4th of February", "completion's slipped to the 22nd of March") whose past reading is most of a year
+# back while the coming one is a few months off: the coming one (what the past-tense act arranged). Fitted on dev.
+FAR_PAST_DAYS = 180
+SOON_DAYS = 120
+
+
+def no_year_date(surface: str) -> bool:
+    """A day of a named month without its year ("the 15th of June", "2 November", "March 22nd")."""
+    return (is_explicit(surface) and re.search(r"\d", surface) is not None
+            and re.search(r"\b(?:1[89]|20)\d\d\b|['’]\d\d\b|\d{1,2}/\d{1,2}", surface) is None)
+
+
+# what makes a month said "in" a past-tense sentence still to come: a modal, a condition, a question about it
+# ("said it would be in January", "asked if we'd do a gig in December", "can we do it in January?"); without one
+# it is the past one ("she came with me in January")
+_NOT_YET = re.compile(r"(?i)\b(?:would|could|might|can|will|shall|should|if|going\s+to)\b|['’](?:d|ll)\b|\?")
+
+
+def arranged_month(surface: str, sentence: str) -> bool:
+    """A month or season named without its year or a word that places it, in a sentence that names no year either
+    ("for September", "slipped to July", "the end of March"; "in January" only where `_NOT_YET` holds): one whose
+    coming reading may stand for a past-tense sentence (`coming_if_far`). Not "last July", "July 2024", "since
+    the autumn", nor "their 2023 campaign launched in July"."""
+    if re.search(r"\d", surface) or re.search(r"(?i)\b(?:last|next|this|past|ago|coming)\b", surface):
+        return False
+    if not (is_explicit(surface) or re.search(r"(?i)\b(?:spring|summer|autumn|fall|winter)\b", surface)):
+        return False
+    if re.search(r"\b(?:19|20)\d\d\b", sentence):
+        return False
+    return not re.match(r"(?i)(?:in|during)\b", surface) or _NOT_YET.search(sentence) is not None
+
+
+def starts_from(text: str, start: int, end: int) -> bool:
+    """"from <month>" as a start ("teaching from September"), not a comparison ("down 15% from April's",
+    "an increase from August") nor the start of a stretch ("from April to July": `joined_ranges`)."""
+    after, before = text[end:end + 12], text[max(0, start - 40):start]
+    return (re.match(r"(?i)['’]s\b|\s*(?:[-–]|to|until|till|through)\b", after) is None
+            and re.search(r"(?i)(?:%|\b(?:increase|decrease|up|down|rise|drop|fall|change|compared|growth|more|less|"
+                          r"higher|lower)\b)[^.!?]{0,25}$", before) is None)
+
+
+def coming_if_far(base: date, past: tuple, ahead: Callable[[], tuple | None]) -> tuple:
+    """The past reading `past` (date, start, end, ...) of a day and month, or the coming one (`ahead()`) when
+    the past one is over `FAR_PAST_DAYS` back and the coming one at most `SOON_DAYS` ahead."""
+    if (base - past[1]).days <= FAR_PAST_DAYS:
+        return past
+    coming = ahead()
+    return coming if coming is not None and 0 <= (coming[1] - base).days <= SOON_DAYS else past
+
+
+def nearest(surface: str, base: date, resolve: Resolve) -> Reading | None:
+    """The reading, past or coming, whose span lies closer to `base` (0 when it holds it)."""
+    got = [r for r in (resolve(surface, base, "past"), resolve(surface, base, "future")) if r is not None]
+
+    def away(r: Reading) -> int:
+        return 0 if r[1] <= base < r[2] else min(abs((r[1] - base).days), abs((r[2] - timedelta(days=1) - base).days))
+    return min(got, key=away) if got else None
+
+
+def pick_reading(surface: str, text: str, s: int, e: int, base: date, prefer: str, since: bool,
+                 resolve: Resolve) -> Reading | None:
+    """The reading of `surface` (at `s`:`e` of `text`, said on `base`) in the direction `prefer`, or the nearer
+    one where that is what it means: no tense either way, "for the winter", a record ("the October takings", unless
+    told as future), "from September" told in the past or not a start (`starts_from`). A past reading of a day and
+    month, or of an arranged month (`arranged_month`), that lies far back gives way to a coming one close ahead."""
+    if prefer == "nearest" or re.match(rf"(?i)for\s+(?:the\s+)?{_SEASON}\b", surface) \
+            or (re.match(rf"(?i)from\s+{_MONTH_CAP}\b", surface) and (prefer == "past" or not starts_from(text, s, e))) \
+            or (re.fullmatch(rf"(?:the|your|my|our|their|his|her)\s+{_MONTH_CAP}", surface.strip())
+                and tense_around(text, s, e) != "future"):
+        return nearest(surface, base, resolve)  # "booked ... on 23 August", "for the winter", "the April meeting"
+    res = resolve(surface, base, prefer)
+    if prefer == "past" and res is not None and (res[3] == "day" and no_year_date(surface) or res[3] in ("month", "season")
+                                                 and not since and arranged_month(surface, sentence_around(text, s, e))):
+        res = coming_if_far(base, res, lambda: resolve(surface, base, "future"))
+    return res
