@@ -95,3 +95,13 @@ def test_a_bare_day_after_a_date_named_in_the_turn_is_of_its_month_even_near_the
     # a day named without its month gives no month: a day near the turn stays the turn's month's
     assert span_of("the 12th", "Handed my notice in on Monday, last shift's the 12th.", at(2022, 11, 2)) == \
         ("2022-11-12", "2022-11-13")
+
+
+def test_a_suggestion_or_a_stretch_up_to_the_weekend_is_the_coming_weekend():
+    tue = at(2024, 10, 15)  # a Tuesday: with no tense, "the weekend" is the nearer one, the one just gone
+    assert span_of("the weekend", "Maybe at the weekend?", tue) == ("2024-10-19", "2024-10-21")
+    assert span_of("the weekend", "How about a walk at the weekend?", tue) == ("2024-10-19", "2024-10-21")
+    assert span_of("the weekend", "Mum's here till the weekend anyway.", tue) == ("2024-10-19", "2024-10-21")
+    # told in the past, or with no sign either way, it stays the nearer one
+    assert span_of("the weekend", "Maybe it was at the weekend that we met.", tue) == ("2024-10-12", "2024-10-14")
+    assert span_of("the weekend", "Sixty orders over the weekend!", tue) == ("2024-10-12", "2024-10-14")

@@ -114,7 +114,7 @@ _BE_PARTICIPLE = re.compile(r"(?:\b(?:am|is|are|be|being)|['’](?:m|re))\s+(?:n
                             r"very\s+|all\s+|fully\s+|already\s+)?[a-z]+ed\b", re.I)
 _FUTURE_SOFT = re.compile(
     r"\b(plan|plans|planning|planned to|hope to|hoping to|intend|intending|want to|wants to|would like to|'d like to|"
-    r"expect|expecting|scheduled|booked|set for|due)\b",
+    r"expect|expecting|scheduled|booked|set for|due|maybe|perhaps|how about|what about|let['’]s)\b",
     re.I,
 )
 
