@@ -47,11 +47,11 @@ SEASON_CHOICE_RE = rf"{_CHOICE_START}(?:summer|winter|spring|autumn)(?![\w-]){_C
 
 # what a season before a noun dates ("the summer trip", "the spring concert", "a summer internship"), never a thing
 # ("summer house", "winter coat", "spring onion")
-SEASON_EVENTS = ("trip|vacation|holidays?|break|plans?|getaway|season|concerts?|weddings?|tour|fairs?|fête|camps?|"
-                  "modules?|course|league|festivals?|shows?|sales?|rota|schedule|timetable|round|intake|exams?|"
-                  "internships?|launch|release|programme|program|party|bookings?|lists?|half|series|school|residency|retreats?|"
-                  "cruise|exhibition|recital|sessions?|placement|job|contract|events?|ball|gala|fixtures|races?|regatta|"
-                  "barbecue|bbq|menu|collection|catalogue|open\s+day|cup|match|meeting|deadline|opening|intern")
+SEASON_EVENTS = (r"trip|vacation|holidays?|break|plans?|getaway|season|concerts?|weddings?|tour|fairs?|fête|camps?|"
+                 r"modules?|course|league|festivals?|shows?|sales?|rota|schedule|timetable|round|intake|exams?|"
+                 r"internships?|launch|release|programme|program|party|bookings?|lists?|half|series|school|residency|retreats?|"
+                 r"cruise|exhibition|recital|sessions?|placement|job|contract|events?|ball|gala|fixtures|races?|regatta|"
+                 r"barbecue|bbq|menu|collection|catalogue|open\s+day|cup|match|meeting|deadline|opening|intern")
 
 # "New Year" alone is the holiday after a preposition, and not before a noun ("New Year resolutions")
 _FUNCTION = r"(?:and|or|but|so|then|when|if|with|to|at|in|on|for|is|was|we|I|you|he|she|they|it)\b"
