@@ -99,10 +99,12 @@ class Discourse:
 NO_DISCOURSE = Discourse()
 
 
-# A bare day number this close to the turn (ahead, or behind when told in the past) is the turn's own
-# month's even after the turn named another month ("keys from the 1st of March, and my pass lapses on
-# the 28th", said on 25 February); further off, it is a day of the month the turn named. Fitted on dev.
-# A month named in an earlier turn is not enough: on dev it was as often about something else.
+# A bare day number in the NEAR_DAYS before a date the turn named with its month is the turn's own month's ("keys
+# from the 1st of March, and my pass lapses on the 28th", said on 25 February); otherwise it is of that date's month,
+# however close to the turn ("Saturday the 7th of June free, or the 21st", said on 19 May: until stop 41 any day within
+# NEAR_DAYS of the turn stayed its own, wrong 24 times on dev 281 and right 12). After a day named without its month it
+# is its own within NEAR_DAYS of the turn. Fitted on dev. A month named in an earlier turn is not enough: on dev it was
+# as often about something else.
 NEAR_DAYS = 10
 # words before a day number that carry on from the date named before it: "away from the 28th of March,
 # back on the 2nd" is the 2nd after it, wherever the turn's own time falls
@@ -115,9 +117,9 @@ def day_reference(before: str, own: date | None, base: date, out: list[M], any_e
     reading `own` (the nearest such day in the turn's tense, from `base`); else a day, the number
     being the first such day on or after it. `before` is the turn's words up to the number and `out` the
     mentions before it; the day they name last counts (one naming its month first; `any_explicit`: of any
-    length). Words that carry on from it ("back on the 2nd") count from it; otherwise a day close to the
-    turn is its own, and one further off is of that day's month (or of the coming whole month the turn named
-    before it: `month_before`). A day the sitting's earlier turns named is no anchor here: tried at stop 37 (a
+    length). Words that carry on from it ("back on the 2nd") count from it; otherwise the day is of that day's
+    month unless it falls in the `NEAR_DAYS` before it, of the coming whole month the turn named before it
+    (`month_before`), or, after a day named without its month, of that day's month unless close to the turn. A day the sitting's earlier turns named is no anchor here: tried at stop 37 (a
     far bare day inside or just after it), it fixed four spans on dev and broke one of twelve fresh conversations."""
     day = named_before(out, explicit=True, days_only=not any_explicit)
     month = None if day else month_before(out, base, before)

@@ -114,7 +114,8 @@ LAYER_VERSION = "timeparse/15"  # 2: ranges are half-open [range_start, range_en
 # 14: a stretch whose last day names the month starts in it ("Friday the 13th to Sunday the 15th of December"); a
 #     second month joined by "or" / "and" ("July or August"); a year after "from", "till", "around" (test_layers_stop40)
 # 15: which year a month or season is (`timeyear`); a season before an event ("the spring concert"); a bare day after a
-#     date or a coming month the turn named is of its month even near the turn (test_time_stop41)
+#     date or a coming month the turn named is of its month even near the turn; "the 3rd has no clashes"; "Maybe at
+#     the weekend?", "till the weekend": the coming one (test_time_stop41)
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
@@ -168,8 +169,8 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(SECOND_MONTH_RE), "relative"),
     # ... a month opening a stretch or closing one after a dash ("August to October", "(April - June)": joined_ranges)
     (re.compile(rf"\b{_MONTH_CAP}(?=\s*(?:to|until|till|through|[-–])\s*(?:(?:early|mid|late)[\s-]+)?{_MONTH_CAP})|(?<=[-–]\s){_MONTH_CAP}\b"), "relative"),
-    # a bare season only where it stands for a time ("summer trip", "see you in spring."); "fall" only as
-    # "the fall" (a verb otherwise), and never before another noun ("summer camp")
+    # a bare season only where it stands for a time ("summer trip", "see you in spring.", "the spring concert": before
+    # an event, `SEASON_EVENTS`); "fall" only as "the fall" (a verb otherwise); never before a thing ("winter tyres")
     (re.compile(r"(?<![\w-])(?:the\s+(?:summer|winter|spring|fall|autumn)|summer|winter|spring|autumn)"
                 rf"(?=\s*(?:[.,!?;:]|$)|\s+(?-i:{SEASON_EVENTS})\b)", re.I), "relative"),
     (re.compile(r"\b(?:the other (?:day|week|night)|a while (?:ago|back)|some time ago|not long ago)\b", re.I), "vague"),
