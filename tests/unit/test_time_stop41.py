@@ -6,8 +6,9 @@ season before an event or a schedule ("the spring concert", "a summer internship
 thing or a name is not; a bare day number after a date named with its month in the same turn is of that month
 even close to the turn ("Saturday the 7th of June, or the 21st"), unless it falls in the days just before that
 date ("keys on the 1st of March, my pass lapses on the 28th"); a coming month named before it (not set against it
-"in August, but ... the 15th") likewise. Sentences invented for these tests; negatives
-included."""
+"in August, but ... the 15th") likewise; a day number before an auxiliary or a sentence adverb ("the 3rd has no
+clashes") is a day; "the weekend" suggested ("Maybe at the weekend?") or run up to ("till the weekend") is the coming
+one. Sentences invented for these tests; negatives included."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
@@ -50,6 +51,8 @@ def test_from_a_month_is_the_coming_one_unless_told_in_the_past():
         ("2025-09-01", "2025-10-01")
     assert span_of("from October", "Two nurseries near you have places from October.", march_2025) == \
         ("2025-10-01", "2025-11-01")
+    # told in the past, it is the nearer one
+    assert span_of("from September", "I worked nights there from September.", march_2025) == ("2024-09-01", "2024-10-01")
 
 
 def test_from_a_month_as_a_comparison_or_opening_a_stretch_is_not_a_start():
@@ -105,3 +108,14 @@ def test_a_suggestion_or_a_stretch_up_to_the_weekend_is_the_coming_weekend():
     # told in the past, or with no sign either way, it stays the nearer one
     assert span_of("the weekend", "Maybe it was at the weekend that we met.", tue) == ("2024-10-12", "2024-10-14")
     assert span_of("the weekend", "Sixty orders over the weekend!", tue) == ("2024-10-12", "2024-10-14")
+
+
+def test_a_day_number_before_an_auxiliary_a_negation_or_a_sentence_adverb_is_a_day():
+    nov_2024 = at(2024, 11, 25)  # a Monday
+    assert span_of("The 3rd", "The 3rd has no clashes, so let's book it.", nov_2024) == ("2024-12-03", "2024-12-04")
+    assert span_of("the 10th", "Sorry, the 10th won't work for me.", nov_2024) == ("2024-12-10", "2024-12-11")
+    assert span_of("the 28th", "I can't do the 28th sadly.", nov_2024) == ("2024-11-28", "2024-11-29")
+    assert span_of("the 29th", "Are you free? I've got the 29th off work.", nov_2024) == ("2024-11-29", "2024-11-30")
+    # before a noun it is an ordinal, not a day
+    for text in ("Her office is on the 10th floor.", "It was the 3rd time he'd called.", "Happy 5th birthday!"):
+        assert not [w for w, _, _ in spans(text, nov_2024) if any(ch.isdigit() for ch in w)], text
