@@ -108,8 +108,10 @@ NO_DISCOURSE = Discourse()
 NEAR_DAYS = 10
 # words before a day number that carry on from the date named before it: "away from the 28th of March,
 # back on the 2nd" is the 2nd after it, wherever the turn's own time falls
-_CONTRAST = re.compile(r"(?i)\b(?:but|though|although|however|meanwhile|whereas)\b")
 _CARRIES_ON = re.compile(r"(?i)\b(?:back|home|return(?:s|ing)?|until|till|through|thru|then)\b[^.!?]{0,12}$")
+# words that set a day number against the month named before it: "off to Spain in August, but the plumber comes
+# on the 15th" (`month_before`)
+_CONTRAST = re.compile(r"(?i)\b(?:but|though|although|however|meanwhile|whereas)\b")
 
 
 def day_reference(before: str, own: date | None, base: date, out: list[M], any_explicit: bool = False) -> date | None:
@@ -190,7 +192,7 @@ def named_before(out: list[M], explicit: bool = False, days_only: bool = True) -
     return date.fromisoformat(m.date) if m is not None and m.date else None
 
 
-def month_before(out: list[M], base: date, before: str = "") -> date | None:
+def month_before(out: list[M], base: date, before: str) -> date | None:
     """The first day of the last whole month named earlier in the turn when it is still to come ("coming home
     in July, I land on the 20th"): a later bare day number is that month's (not a month told as past: "it never
     happened in December, so the 4th?"; nor a part of one: "closing at the end of May"; nor one set against

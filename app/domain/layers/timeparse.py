@@ -359,7 +359,7 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
         elif re.search(r"\bweek(?:end)?s?\s+(?:of|in)\b|\s(?:summer|winter|spring|fall|autumn)s\s", low):  # "the last week of May"
             prefer = tense_around(text, s, e) or "future"
         elif re.fullmatch(r"(?:\w+\s+)?the\s+weekend", low) and not low.startswith("since"):  # "till the weekend": ahead
-            prefer = tense_around(text, s, e) or ("future" if re.match(r"till|until|before|by", low) else "nearest")
+            prefer = tense_around(text, s, e) or ("future" if re.match(r"till|until|by", low) else "nearest")
         elif re.search(r"\b(ago|last|past|yesterday|back|earlier)\b|^since\b", low) or "last night" in low:
             prefer = "past"
         elif re.search(r"\b(next|tomorrow|from now|in \S+ (days?|weeks?|months?|years?))\b", low):
