@@ -78,7 +78,7 @@ _FUTURE_STRONG = re.compile(
     re.I,
 )
 _PAST_RE = re.compile(
-    r"\b(was|were|been|went|did|had|(?<!'ve )(?<!’ve )(?<!have )(?<!has )(?<!'s )(?<!’s )got|came|thanks? (?:you )?for \w+ing|ago|yesterday|last(?!\s+\w+\s+(?:of|in)\s)(?=\s+(?:week|weekend|month|year|night|time|summer|winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|term|season|semester|christmas|easter)\b)|used to|made|took|saw|met|left|began|bought|split up|"
+    r"\b(was|were|been|went|did|had|(?:did|was|were|had)n['’]t|(?<!'ve )(?<!’ve )(?<!have )(?<!has )(?<!'s )(?<!’s )got|came|thanks? (?:you )?for \w+ing|ago|yesterday|last(?!\s+\w+\s+(?:of|in)\s)(?=\s+(?:week|weekend|month|year|night|time|summer|winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|term|season|semester|christmas|easter)\b)|used to|made|took|saw|met|left|began|bought|split up|"
     r"ran|won(?!['’]t)|lost|told|felt|spent|gave|found|thought|drove|flew|said|sent|built|wrote|heard|kept|brought|caught|"
     r"taught|sold|paid|ate|drank|slept|woke|sat|stood|grew|knew|threw|wore|swam|sang|forgot|became|broke|chose|fell|"
     r"spoke|rang|rode|led|lent|fought|shook|stole|struck|tore|hid|blew|dug|hung|laid|dealt|sank|swore|understood|froze|"
@@ -97,7 +97,7 @@ _PAST_SAME = re.compile(
 )
 # An arrangement is about what is still to come even when told in the past: "confirmed us for May 17",
 # "my flight on October 12 was cancelled"
-_ARRANGED = re.compile(r"\b(?:confirm(?:ed|s)?|book(?:ed|s)?|cancel(?:l?ed|s)?|postpone[ds]?|reschedul(?:ed|es|e)|"
+_ARRANGED = re.compile(r"\b(?:confirm(?:ed|s)?|book(?:ed|s)?|roster(?:ed|s)?|cancel(?:l?ed|s)?|postpone[ds]?|reschedul(?:ed|es|e)|"
                        r"rent(?:ed|s)?|reserve[ds]?|"  # not "hire": "April hires" is a noun
                        r"arrange[ds]?|schedul(?:ed|es|e)|pencill?ed)\b", re.I)
 # a capitalised word in -ed inside a sentence (after a lower-case word) is a name ("the Red Lion", "Drowned
@@ -281,7 +281,7 @@ def calendar_span(expr: str, base_day: date, prefer: str) -> tuple[date, date, d
         s, e = part_of_month(part, y, mo)
         word = {"end of": "late"}.get(part, part)
         return s + (e - s) // 2, s, e, "month", f"{word} {calendar.month_name[mo]} {y}"
-    m = re.fullmatch(rf"(?:(?:in|during|over|by|for|until) )?(?:the )?({_SEASON})", text, re.I)
+    m = re.fullmatch(rf"(?:(?:in|during|over|by|for|until|till|since) )?(?:the )?({_SEASON})", text, re.I)
     if m:
         name = m.group(1).lower()
         if prefer == "future":  # the season under way, else the next one

@@ -81,41 +81,7 @@ from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, rela
 _YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
 FROM_YEAR_RE = r"\b(?:from|till|around)\s+(?:19|20)\d\d\b(?!\s*(?:[-–/]|to\b|until\b|till\b|and\b)\s*(?:19|20)?\d\d)"
 
-LAYER_VERSION = "timeparse/15"  # 2: ranges are half-open [range_start, range_end); 3: tense-directed calendar forms
-# 4: "the 10th" before a function word ("till the 10th for work"), a month after for/to/from/till/before/after
-# 5: the forms of timeforms (decades, "the second Saturday in January", fortnights, "the Friday after next",
-#    recurring expressions dropped), "the weekend" by tense, more tense cues
-# 6: ordinal words as days after a preposition ("until the fifth"), early/mid/late next month, "a week from
-#    today", "a fortnight on Saturday", "two summers ago", "the first/last week of May", "the week of May 5"
-# 7: what earlier turns settle (`timeturns.resolve_turns`, timediscourse): "The 22nd" restating the date last
-#    named, "the Friday before" / "the night before" the day named before; ranges of days; "a Friday" is no
-#    date; "won't"; what an arrangement or an intention is for ("booked ... on 23 August", "asked him to ...
-#    before Easter", "for the winter", "from September"): the nearer or the coming one
-# 8: a bare day number after a day the turn named is of that day's month unless it lies within NEAR_DAYS of the
-#    turn ("keys on the 1st of March ... lapses on the 28th"), or the words carry on from it ("back on the 2nd");
-#    "the Saturday 28th ... the 28th" restates it; "the Monday" after a named day or stretch is the first Monday of
-#    it; "the weekend of the 22nd", "the last weekend of October", "the week of the 23rd", "14/04" (day first
-#    where it cannot be a month), "to September next year", "September's"; what is thanked for or exclaimed
-#    over is past; "brought forward to Friday" is ahead; an emoji ends a chat sentence
-# 9: "Thursday the 6th" is the tense's such date within 45 days, else the nearer one; a bare day inside the few
-#    days named before ("the 10th and 11th of September" ... "on the 10th") is that day; "the 80th" is no day
-# 10: month names in lower case ("in july"), quarters ("in Q3"), "New Year", "Paddy's Day", "April Fools' Day", "the day
-#     after Boxing Day", "Spring next year", "summer works for me", "this time next week" (timewords, timeforms)
-# 11: a bare day far off after a coming month the turn named ("home in July ... on the 20th"); a past-tense day
-#     and month a few months ahead and most of a year back is the coming one ("I was flying out on the 12th of
-#     December"); a capitalised word in -ed inside a sentence is a name, not a past ("doing Drowned Spire on
-#     Sunday"); "as of Friday" with no tense is the nearer one
-# 12: "that week", "the same day", "all weekend": of the day or few days named before it, in the turn or the sitting;
-#     "the 22nd works", "the 16th suits me", "on the 19th anyway": a day before a verb said of dates or a function word;
-#     two days or months joined by "to" are one stretch ("the 13th of May to the 2nd of June", "from June to
-#     September", "Wednesday to Friday"; not "moving from the 26th to Tuesday"); "in feb", "by sept"; "same day?"
-# 13: "Last Friday in July", "a week last Saturday", "Wednesday last week", "the Easter weekend", "xmas", "Black Friday",
-#     "the last two weeks of July", "covers August to October", "30 and 31 May", "13th is good" (test_time_forms_13)
-# 14: a stretch whose last day names the month starts in it ("Friday the 13th to Sunday the 15th of December"); a
-#     second month joined by "or" / "and" ("July or August"); a year after "from", "till", "around" (test_layers_stop40)
-# 15: which year a month or season is (`timeyear`); a season before an event ("the spring concert"); a bare day after a
-#     date or a coming month the turn named is of its month even near the turn; "the 3rd has no clashes"; "Maybe at
-#     the weekend?", "till the weekend": the coming one (test_time_stop41)
+LAYER_VERSION = "timeparse/16"  # what each version changed: bench/data/layers/README.md, "Versions of the time resolver"
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
@@ -153,7 +119,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?:in|within)\s+(?:the\s+next\s+)?{_NUM}\s+{_UNIT}\b", re.I), "relative"),
     (re.compile(rf"\b(?:last|this past|this coming|the coming|this|next|past)\s+(?:week|weekend|month|year|{_SEASON}|{_WD})\b", re.I), "relative"),
     (re.compile(r"\b(?:(?:over|at|on|during|since|for|by|until|till)\s+)?the\s+weekend\b(?!\s+(?-i:[A-Z])|\s+of\b)", re.I), "relative"),
-    (re.compile(rf"\b(?:in|during|over|by|for|until)\s+(?:the\s+)?{_SEASON}\b(?!\s+(?:of\s+)?(?:(?:19|20)\d\d|['’]\d\d))", re.I), "relative"),
+    (re.compile(rf"\b(?:in|during|over|by|for|until|till|since)\s+(?:the\s+)?{_SEASON}\b(?!\s+(?:of\s+)?(?:(?:19|20)\d\d|['’]\d\d))", re.I), "relative"),
     (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+from\s+(?:now|today)\b", re.I), "relative"),
     # "the 10th" but not "the 10th floor" / "her 5th birthday": a word after it must be a function word
     (re.compile(rf"\b(?:on\s+)?the\s+(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?!{AFTER_DAY_RE}\b)[A-Za-z])", re.I), "relative"),
@@ -164,7 +130,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     # a month named alone ("Shall I look at September?"), not one that is also a name or a verb (April,
     # June, August, May, March: those need a preposition or a determiner), nor a month before a day or a name;
     # "September's definitely on" is the month
-    (re.compile(r"\b(?:January|February|July|September|October|November|December)\b(?!\s*\d)(?!\s+[A-Z])"), "relative"),
+    (re.compile(r"\b(?:January|February|July|September|October|November|December)\b(?!\s*\d)(?!\s+(?!I\b)[A-Z])"), "relative"),
     # ... and one that is also a name or a verb, joined to a month before it ("in July or August", "June and July")
     (re.compile(SECOND_MONTH_RE), "relative"),
     # ... a month opening a stretch or closing one after a dash ("August to October", "(April - June)": joined_ranges)
@@ -368,7 +334,7 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
             tense = tense_around(text, s, e)
             # no tense at all (present: "the demo is on Friday", "I start on June 12"): the coming one
             prefer = tense or "future"
-        since = re.search(r"(?i)\bsince\s+$", text[max(0, s - 8):s]) is not None  # "since the 3rd", "since Friday"
+        since = re.search(r"(?i)\bsince\s+$", text[max(0, s - 8):s]) is not None or low.startswith("since ")  # "since the 3rd", "since Friday", "since the autumn"
         nth = re.fullmatch(r"(?:on\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)", ordinals_to_digits(surface.strip()), re.I)
         if nth:  # "on August 10 and back on the 24th": the month of the day named before it
             day = int(nth.group(1))  # in the turn, a named date; else a restatement of the last one; else any day

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from app.domain.layers.timecal import _HOLIDAY, calendar_span, sentence_around, sentence_tense, tense_around, weekend_label
+from app.domain.layers.timecal import _HOLIDAY, _MONTH_CAP, calendar_span, sentence_around, sentence_tense, tense_around, weekend_label
 from app.domain.layers.timediscourse import before_span
 from app.domain.layers.timeforms import AFTER_DAY_RE, WEEKDAY_OF_WEEK_RE, WEEKS_OF_MONTH_RE, following_span, weekend_of
 from app.domain.timeexpr import shift_month
@@ -39,6 +39,18 @@ _CHOICE = (rf"(?=\s+(?:then|instead|onwards|it\s+is{_END}|at\s+the\s+(?:latest|e
 # a month in lower case alone: april, june and august only as a choice (as names they are capitalised, but
 # a chat writes names in lower case too); the other months, once capitalised by `cap_months`, stand alone anyway
 LOWER_ALONE_RE = rf"{_CHOICE_START}(?:april|june|august)(?![\w-])(?:{_END}|{_CHOICE})"
+
+# a capitalised month that is also a name or a verb (April, June, August, March, May) as a choice: with what settles
+# it ("June works for me", "May then?"), a verdict on it that a person would hardly get ("June is even better", "March
+# is fine for us", "August is murder at work") or a hedge before it ("Probably May, when ..."); and the first of two
+# months offered ("March or April would suit")
+_AMBIGUOUS = r"(?:April|June|August|March|May)"
+_VERDICT = (r"(?=\s+(?:is|['’]s|would\s+be|could\s+be|sounds)\s+(?:(?:even|also|much|way|really)\s+)?"
+            r"(?:(?:fine|good|better|best|perfect|great|ideal|ok|okay)\s+(?:for|with)\b|even\s+better|hectic|murder|packed|"
+            r"tricky|no\s+good))")
+_HEDGE = "(?:" + "|".join(rf"(?<=\b(?i:{w})\s)" for w in ("maybe", "probably", "perhaps", "how about", "what about")) + ")"
+CAP_CHOICE_RE = rf"(?:{_CHOICE_START}{_AMBIGUOUS}(?![\w-])(?:{_CHOICE}|{_VERDICT})|{_HEDGE}{_AMBIGUOUS}(?![\w-]){_END})"
+FIRST_OF_TWO_RE = rf"\b(?:(?i:in|during|for|from|by|until|till|since)\s+)?{_AMBIGUOUS}(?=\s+or\s+(?:(?:early|mid|late)[\s-]+)?{_MONTH_CAP}\b)"
 
 # a season with its year in words; "fall" only as "the fall" ("prices fall next year" is a verb)
 SEASON_YEAR_RE = r"\b(?:(?:the\s+)?(?:summer|winter|spring|autumn)|the\s+fall)\s+(?:of\s+)?(?:next|last|this)\s+year\b"
@@ -194,6 +206,8 @@ WORD_PATTERNS = [(AROUND_HOLIDAY_RE, "relative", re.I, r"\b(?:before|after)\b"),
                  (SEASON_YEAR_RE, "relative", re.I, rf"(?:{_SEASONS}|fall)\s+(?:of\s+)?(?:next|last|this)\s+year"),
                  (SEASON_CHOICE_RE, "relative", re.I, _SEASONS), (NEW_YEAR_RE, "relative", 0, r"new\s+year"),
                  (LOWER_ALONE_RE, "relative", 0, "april|june|august"),
+                 (CAP_CHOICE_RE, "relative", 0, "april|june|august|march|may"),
+                 (FIRST_OF_TWO_RE, "relative", 0, r"(?:april|june|august|march|may)\s+or\s"),
                  (EASTER_WEEKEND_RE, "relative", re.I, r"easter\s+weekend"),
                  (HOLIDAY_YEAR_RE, "relative", re.I, r"(?:last|next|this)\s+year"),
                  (WEEKDAY_OF_WEEK_RE, "relative", re.I, r"day\s+(?:last|next|this)\s+week"),

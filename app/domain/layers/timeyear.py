@@ -9,7 +9,7 @@ import re
 from datetime import date, timedelta
 from typing import Callable
 
-from app.domain.layers.timecal import _MONTH_CAP, _SEASON, sentence_around, tense_around
+from app.domain.layers.timecal import _HOLIDAY, _MONTH_CAP, _SEASON, _SPAN_VERB, sentence_around, tense_around
 from app.domain.layers.timediscourse import is_explicit
 
 Reading = tuple  # what timeparse._resolve_cached gives: (date, start, end, granularity[, label])
@@ -57,6 +57,14 @@ def starts_from(text: str, start: int, end: int) -> bool:
                           r"higher|lower)\b)[^.!?]{0,25}$", before) is None)
 
 
+def holiday(surface: str, before: str) -> bool:
+    """A holiday named without its year or a word that places it, and not as the time a past act took place: "for
+    Christmas", "till Easter", "Christmas has changed"; not "last Christmas", "got engaged on Paddy's Day", "spent
+    Christmas there"."""
+    return re.search(rf"(?i)\b(?:last|this|next|past|on|at|over|during|in|{_SPAN_VERB})\s+$", before[-12:]) is None \
+        and re.fullmatch(rf"(?i)(?:(?:for|till|until|by|before|after)\s+)?(?:{_HOLIDAY})", surface.strip()) is not None
+
+
 def coming_if_far(base: date, past: tuple, ahead: Callable[[], tuple | None]) -> tuple:
     """The past reading `past` (date, start, end, ...) of a day and month, or the coming one (`ahead()`) when
     the past one is over `FAR_PAST_DAYS` back and the coming one at most `SOON_DAYS` ahead."""
@@ -87,7 +95,8 @@ def pick_reading(surface: str, text: str, s: int, e: int, base: date, prefer: st
                 and tense_around(text, s, e) != "future"):
         return nearest(surface, base, resolve)  # "booked ... on 23 August", "for the winter", "the April meeting"
     res = resolve(surface, base, prefer)
-    if prefer == "past" and res is not None and (res[3] == "day" and no_year_date(surface) or res[3] in ("month", "season")
+    if prefer == "past" and res is not None and (res[3] == "day" and (no_year_date(surface) or holiday(surface, text[:s]))
+                                                 or res[3] in ("month", "season")
                                                  and not since and arranged_month(surface, sentence_around(text, s, e))):
         res = coming_if_far(base, res, lambda: resolve(surface, base, "future"))
     return res
