@@ -85,9 +85,10 @@ def season_span(y: int, name: str) -> Span:
 
 
 def relative_season(ref: date, which: str, name: str) -> Span:
-    """"last/past summer": the latest that ended by `ref`; "next": the first that starts after it;
-    "this": the one of `ref`'s year (winter before March: the one that began the year before);
-    "in" ("in the summer"): the latest that has begun."""
+    """"last/past summer": the latest that ended by `ref`; "coming" ("this coming summer", or a season said of
+    a plan): the first that starts after it; "this": the one of `ref`'s year (winter before March: the one that
+    began the year before); "next": the one after "this" ("next summer" said in May is a year on: the coming
+    one is "this summer"); "in" ("in the summer"): the latest that has begun."""
     which = re.sub(r"\s+", " ", which.lower())
     if which in _PAST:
         y = ref.year
@@ -95,6 +96,8 @@ def relative_season(ref: date, which: str, name: str) -> Span:
             y -= 1
         return season_span(y, name)
     if which == "next":
+        return season_span(relative_season(ref, "this", name)[0].year + 1, name)
+    if which == "coming":
         y = ref.year - 1
         while season_span(y, name)[0] <= ref:
             y += 1
@@ -245,7 +248,7 @@ def _resolve_atom(kind: str, m: re.Match[str], ref: date, future: bool = False) 
         if kind == "in_season":
             span = relative_season(ref, "in", g[0])
             if future and span[1] <= ref:  # over already: the coming one
-                span = relative_season(ref, "next", g[0])
+                span = relative_season(ref, "coming", g[0])
             return span
         if kind == "day_word":
             w = re.sub(r"\s+", " ", g[0].lower())

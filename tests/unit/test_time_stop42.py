@@ -95,3 +95,19 @@ def test_a_month_that_is_also_a_name_is_not_read_where_it_can_be_a_person():
                  "April said she'd bring the cake.", "I told June about the flat.", "Hi August, how's the new job?",
                  "Maybe June can drive us."):
         assert words_read(text, when) == [], text
+
+
+def test_next_season_is_the_one_after_this_years():
+    may_2024 = at(2024, 5, 13)
+    # in May the coming summer is "this summer"; "next summer" is a year on
+    assert span_of("next summer", "Maybe we can do the cruise next summer instead.", may_2024) == \
+        ("2025-06-01", "2025-09-01")
+    assert span_of("this summer", "We're doing the cruise this summer.", may_2024) == ("2024-06-01", "2024-09-01")
+    assert span_of("this coming summer", "We're doing the cruise this coming summer.", may_2024) == \
+        ("2024-06-01", "2024-09-01")
+    # once this year's is over, "next" is the coming one
+    assert span_of("next summer", "Next summer we'll go back.", at(2024, 10, 2)) == ("2025-06-01", "2025-09-01")
+    assert span_of("next spring", "The conference is next spring.", at(2023, 11, 6)) == ("2024-03-01", "2024-06-01")
+    # winter: in January "this winter" began in December, so "next winter" is the one starting in December
+    assert span_of("next winter", "We'll put the heat pump in before next winter.", at(2025, 1, 20)) == \
+        ("2025-12-01", "2026-03-01")

@@ -12,12 +12,17 @@ UTC = timezone.utc
 SAID = datetime(2023, 5, 8, 14, 0, tzinfo=UTC)  # a Monday
 
 
-@pytest.mark.parametrize("words", ["last summer", "next winter", "this fall", "last weekend", "next weekend",
-                                   "last week", "last month", "next year"])
+@pytest.mark.parametrize("words", ["last summer", "next winter", "next summer", "this summer", "this fall", "last weekend",
+                                   "next weekend", "last week", "last month", "next year"])
 def test_ingest_and_query_resolve_the_same_span(words):
     (m,) = resolve_time_expressions(f"We talked about it {words}.", SAID)
     window, _ = resolve_time_window(f"What happened {words}?", SAID)
     assert (m.range_start, m.range_end) == tuple(d.date().isoformat() for d in window)
+
+
+def test_next_summer_said_in_may_is_a_year_on_for_the_question_too():
+    window, _ = resolve_time_window("What are they planning for next summer?", SAID)  # said 8 May 2023
+    assert tuple(d.date().isoformat() for d in window) == ("2024-06-01", "2024-09-01")
 
 
 def test_a_day_before_the_window_is_outside_it():

@@ -287,13 +287,13 @@ def calendar_span(expr: str, base_day: date, prefer: str) -> tuple[date, date, d
         if prefer == "future":  # the season under way, else the next one
             s, e = relative_season(base_day, "in", name)
             if e <= base_day:
-                s, e = relative_season(base_day, "next", name)
+                s, e = relative_season(base_day, "coming", name)
         elif prefer == "past":
             s, e = relative_season(base_day, "in", name)
         else:  # the nearest: the one under way, else the nearer of the last and the next
             s, e = relative_season(base_day, "in", name)
             if e <= base_day:
-                ns, ne = relative_season(base_day, "next", name)
+                ns, ne = relative_season(base_day, "coming", name)
                 if (ns - base_day).days < (base_day - e).days:
                     s, e = ns, ne
         return s, s, e, "season", f"{name} {s.year}"

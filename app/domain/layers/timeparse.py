@@ -235,14 +235,14 @@ def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date,
         return s, s, e, "week"
     if prefer == "nearest":
         prefer = "past"
-    low = re.sub(r"^(?:this|the) coming ", "next ", low)  # "this coming Friday": the coming one
+    low = re.sub(r"^(?:this|the) coming ", "coming ", low)  # "this coming Friday": the coming one
     expr = re.sub(r"(?i)^(?:this|the)\s+coming\s+", "next ", expr.strip())
     low = re.sub(r"^(on|the)\s+", "", low)
-    m = re.fullmatch(r"(last|this past|this|next|past)\s+(weekend|" + _SEASON + ")", low)
+    m = re.fullmatch(r"(last|this past|this|next|past|coming)\s+(weekend|" + _SEASON + ")", low)
     if m:
         which, what = m.groups()
         if what == "weekend":
-            s, e = relative_weekend(base_day, which)
+            s, e = relative_weekend(base_day, "next" if which == "coming" else which)
             return s, s, e, "week"
         s, e = relative_season(base_day, which, what)
         return s, s, e, "season"
