@@ -6,7 +6,9 @@ season after "since" is behind and one after "till" is a time (ahead, unless tol
 a name or a verb (April, June, August, March, May), capitalised, is a month where it is offered as a choice ("May
 works!", "June is even better", "Probably May, when ...") or before "or" and another month ("March or April"), and
 not where it can be a person ("Thanks, June.", "June is fine, thanks"); a month before "I" ("So September I can
-still conduct") is a month. Sentences invented for these tests; negatives included."""
+still conduct") is a month; "next summer" is the one after this year's; "the Monday" of a day named before is the
+nearer one either side, or the one inside a stretch, or after another weekday the turn named. Sentences invented for
+these tests; negatives included."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
@@ -111,3 +113,18 @@ def test_next_season_is_the_one_after_this_years():
     # winter: in January "this winter" began in December, so "next winter" is the one starting in December
     assert span_of("next winter", "We'll put the heat pump in before next winter.", at(2025, 1, 20)) == \
         ("2025-12-01", "2026-03-01")
+
+
+def test_the_weekday_of_a_day_named_before_is_the_nearer_one_either_side():
+    feb_2025 = at(2025, 2, 3)
+    text = "Her vaccinations are now on Tuesday 11 February. I'll remind you on the Monday."
+    assert span_of("Monday", text, feb_2025) == ("2025-02-10", "2025-02-11")  # the day before, not a week on
+    text = "The recital moves to Sunday the 14th because there's a wedding on the Saturday."
+    assert span_of("Saturday", text, at(2024, 4, 8)) == ("2024-04-13", "2024-04-14")
+    # inside a stretch named before, the one in it
+    text = "We're away from the 12th to the 16th of August, back on the Thursday."
+    assert span_of("Thursday", text, at(2025, 7, 1)) == ("2025-08-14", "2025-08-15")
+    # a day told after another weekday of the turn is after it
+    text = "The wedding is on Saturday the 14th of September. We'd get there on the Thursday and leave on the Monday."
+    assert span_of("Thursday", text, at(2024, 3, 11)) == ("2024-09-12", "2024-09-13")
+    assert span_of("Monday", text, at(2024, 3, 11)) == ("2024-09-16", "2024-09-17")

@@ -10,7 +10,7 @@ from datetime import date, datetime
 from app.domain.layers.assertion_rules import MULTI_VALUED_PREFIXES
 from app.domain.layers.text import norm_name
 
-LAYER_VERSION = "assertions/10"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
+LAYER_VERSION = "assertions/11"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
 # 3: dated claims (valid_from), questions are not claims, pronouns across turns, value keys of one name's
 #    short and long forms, more change forms (leaving, moving plans, hobbies and clubs given up, switches)
 # 4: elided answers and yes-answers, "here"/"there", "they", "we" of a couple or an organisation, subjects
@@ -32,6 +32,8 @@ LAYER_VERSION = "assertions/10"  # 2: moves, teams, tools, plans and cancellatio
 # 10: names in every Latin alphabet ("Paweł", "Łukasz": text.UPPER / LOWER), an exclamation opening a turn is not whom
 #    "he" stands for ("Lovely. He ..."), "Paweł, he teaches ..." is; a name ends at its sentence ("Brackwater & Co. My")
 #    and is never cut short ("still in London till June"); "his wife Birte" (test_layers_stop40)
+# 11: a sentence adverb opening a sentence is not whom "she" stands for ("Sadly she left us"); a value that is only a
+#     time ("works at Christmas", "from 2 November") is no claim (test_layers_stop42_claims)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import re
 from app.domain.layers.assertion_grammar import normalise
 from app.domain.layers.assertion_rules import RELATION_NOUNS
 from app.domain.layers.text import CALENDAR_WORDS, LOWER, NOT_NAMES, STOPWORDS, UPPER
+from app.domain.layers.timeparse import find_time_expressions
 
 _UP, _LOW = UPPER, LOWER
 
@@ -264,6 +265,15 @@ VALUE_STOP = re.compile(
     r"since|until|is|was|are|were|has|had|have|it|really|so much|a lot|these days|nowadays|at the moment)\b.*$",
     re.I,
 )
+
+
+def names_a_time(value: str) -> bool:
+    """A value that is only a time ("2 November", "Christmas", "Next Saturday", "Thursdays"): no place, organisation,
+    school or plan names itself so, whatever the pattern that took it."""
+    v = value.strip().strip(".,!?;:\"'’()")
+    if v.lower() in CALENDAR_WORDS:
+        return True
+    return any(s == 0 and e >= len(v) - 1 for s, e, _, _ in find_time_expressions(v))
 
 
 def clean_value(raw: str, kind: str) -> str | None:

@@ -40,7 +40,7 @@ from app.domain.layers.assertion_grammar import clause_subject
 from app.domain.layers.assertion_forms import PLAN_KIND as _PLAN_KIND, FORM_RULES, favourite_answer, provider_claims
 from app.domain.layers.assertion_lexicon import LEXICON_RULES
 from app.domain.layers.assertion_values import LEXICON_KINDS, lexicon_value, title
-from app.domain.layers.assertion_text import (CO_SUBJECT, PLACE_PREP, PRONOUNS, antecedent, clean_value, expand,
+from app.domain.layers.assertion_text import (CO_SUBJECT, PLACE_PREP, PRONOUNS, antecedent, clean_value, expand, names_a_time,
                                               in_question, negative_answer, plural_antecedent, tool_kind, vocative)
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.rule_scan import RuleScanner
@@ -408,8 +408,9 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
                                          and norm_name(a.entity) not in speakers[e.conversation_id]),
                                         focus.get(e.conversation_id, ""))
         for a in found:
-            if implied_and_known(a.entity_key, a.attribute, a.value, a.surface, said.get((e.conversation_id, a.entity_key), [])):
-                continue  # "my partner" after "we're engaged" restates nothing new
+            if implied_and_known(a.entity_key, a.attribute, a.value, a.surface, said.get((e.conversation_id, a.entity_key), [])) \
+                    or names_a_time(a.value):
+                continue  # "my partner" after "we're engaged" restates nothing new; "works at Christmas" names no place
             settled = cross.settle(a, out, e.conversation_id)  # value keys, what a bare retraction ends
             if settled is None:
                 continue

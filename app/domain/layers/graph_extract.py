@@ -51,7 +51,7 @@ from app.domain.layers.timeturns import DateThread
 # 2: lone capitalised ordinary words are not names (common_words); 3: time mentions' ranges are half-open
 # 4: Unicode names, titles ("Dr. Okafor"), stated aliases ("my husband Tom"), "your sister", "Tom's mother"
 # 5: one name said short and long ("Tallow", "Tallow Studio") is one entity; "Hartley's Pharmacy", "St. Brigid"
-LAYER_VERSION = "graph_extract/13"  # 6: named possessors, role and place nouns, house numbers, model numbers
+LAYER_VERSION = "graph_extract/14"  # 6: named possessors, role and place nouns, house numbers, model numbers
 # 7: a speaker's other names (self-introduction, being greeted), "X and her fiancé, Y", "a greyhound called Y",
 #    "my daughter Ada's ...", Latin capitals beyond Latin-1, "Oksana from Harbourline" is a firm; dates read
 #    with the conversation before them (timeparse/7)
@@ -65,6 +65,8 @@ LAYER_VERSION = "graph_extract/13"  # 6: named possessors, role and place nouns,
 # 12: a first name said short is the one longer first name it opens ("Bron" ... "Bronwen": aliases.nicknames)
 # 13: someone of the person a pronoun stands for ("Jannik can't come, his wife Birte ..."); a speaker named for a desk
 #     ("Reception") takes none of the names its people give (test_layers_stop40)
+# 14: a sentence adverb ("Sadly", "Funnily", "Probably") or "Nothing", "Everyone" opening a sentence is no name
+#     (text.NOT_NAMES; test_layers_stop42_claims)
 
 Encode = Callable[[list[str]], np.ndarray]
 

@@ -54,7 +54,11 @@ NOT_NAMES = STOPWORDS | frozenset(
     hmm wow whoa yup yep perfect exactly right true agreed indeed gosh geez jeez ugh oops huh cheers
     last next this these those my your our his her their its we you they he she anyway btw lmao lmk
     omg rofl xoxo ty thx pls plz ooh oooh oh recently lately finally then now today yesterday tomorrow
-    later soon sometimes usually often once twice again still""".split()
+    later soon sometimes usually often once twice again still
+    sadly luckily unluckily fortunately unfortunately thankfully apparently obviously seriously basically probably
+    possibly certainly clearly surely funnily oddly weirdly strangely interestingly annoyingly frankly personally
+    ideally naturally admittedly presumably supposedly evidently technically literally hopefully nothing nobody
+    everyone everybody someone somebody""".split()
 )
 
 MONTHS = (

@@ -218,8 +218,7 @@ def few_days(m: M) -> tuple[date, date] | None:
 
 
 def stretch_before(out: list[M]) -> date | None:
-    """The first day of the last day or few days named earlier in the turn: "the Monday" after it is the
-    first Monday from it."""
+    """The first day of the last day or few days named earlier in the turn ("that week" is its week)."""
     span = next((sp for sp in map(few_days, reversed(out)) if sp is not None), None)
     return span[0] if span is not None else None
 
@@ -242,6 +241,29 @@ def that_span(surface: str, before: str, out: list[M], discourse: Discourse) -> 
         s, e = weekend_of(ref)
         return s, s, e, "week", weekend_label(s)
     return ref, ref, ref + timedelta(days=1), "day", label(ref, "day")
+
+
+def span_before(out: list[M]) -> tuple[date, date] | None:
+    """[start, end) of the last day or few days named earlier in the turn."""
+    return next((sp for sp in map(few_days, reversed(out)) if sp is not None), None)
+
+
+def after_weekday(out: list[M]) -> bool:
+    """The last day named in the turn is a weekday said alone ("get there on the Thursday and leave on the Monday"):
+    the next weekday told is after it."""
+    last = next((m for m in reversed(out) if few_days(m) is not None), None)
+    return last is not None and re.fullmatch(rf"(?i)(?:on\s+)?(?:the\s+)?{_WD_NAMES}(?:\s+\w+)?", last.surface.strip()) is not None
+
+
+def weekday_by(span: tuple[date, date], wd: int) -> date:
+    """"the Monday" said of a day or a few days named before ([start, end)): the one inside them, else the nearer one
+    either side ("on Tuesday 11 February ... I'll remind you on the Monday": the 10th; "a wedding on Saturday the 14th,
+    we'll fly in on the Friday": the 13th; "the weekend of the 22nd ... back on the Monday": the 24th)."""
+    first = weekday_from(span[0], wd)
+    if first < span[1]:
+        return first
+    before = first - timedelta(days=7)
+    return before if (span[0] - before) < (first - span[1] + timedelta(days=1)) else first
 
 
 def weekday_from(ref: date, wd: int) -> date:
