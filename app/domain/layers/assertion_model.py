@@ -33,7 +33,9 @@ LAYER_VERSION = "assertions/11"  # 2: moves, teams, tools, plans and cancellatio
 #    "he" stands for ("Lovely. He ..."), "Paweł, he teaches ..." is; a name ends at its sentence ("Brackwater & Co. My")
 #    and is never cut short ("still in London till June"); "his wife Birte" (test_layers_stop40)
 # 11: a sentence adverb opening a sentence is not whom "she" stands for ("Sadly she left us"); a value that is only a
-#     time ("works at Christmas", "from 2 November") is no claim (test_layers_stop42_claims)
+#     time ("works at Christmas", "from 2 November") is no claim; an occupation in apposition with its own words and a
+#     title ("our office manager, Funmi Adeyemi", "their events manager, Mr Oduya"); "lives on Barrow Lane"; "dev"
+#     (test_layers_stop42_claims)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ CAT_BREEDS = "tabby|siamese|persian|ragdoll|maine coon|bengal|sphynx|moggy|briti
 PETS = ("dog|cat|puppy|kitten|pup|horse|rabbit|bunny|hamster|parrot|bird|fish|turtle|snake|guinea pig|pony|lizard|ferret|"
         f"{DOG_BREEDS}|{CAT_BREEDS}")
 OCCUPATIONS = frozenset(
-    """teacher nurse doctor engineer developer programmer designer artist painter writer author musician
+    """teacher nurse doctor engineer developer dev programmer designer artist painter writer author musician
     singer dancer chef cook baker lawyer attorney accountant manager student counselor counsellor therapist
     psychologist scientist researcher professor firefighter officer soldier pilot driver mechanic
     electrician plumber carpenter farmer photographer journalist editor architect pharmacist dentist
@@ -75,7 +75,7 @@ def _rule(attribute: str, pattern: str, kind: str = "proper", flags: int = 0) ->
 
 
 # residence
-_rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:live|lives|(?:am|'m|are|'re|is|'s)\s+living|(?:have|'ve|has)\s+been\s+living|(?:have|'ve|has)\s+lived)\s+in\s+(?P<val>{_PROPER})")
+_rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:live|lives|(?:am|'m|are|'re|is|'s)\s+living|(?:have|'ve|has)\s+been\s+living|(?:have|'ve|has)\s+lived)\s+(?:in|on(?=\s+(?:the\s+)?(?:[{_UP}][\w'’\-]*\s+){{1,3}}(?:Lane|Road|Street|Avenue|Close|Row|Terrace|Drive|Way|Crescent|Place|Square|Gardens|Mews|Court|Hill|Walk|Grove|Rise)\b))\s+(?P<val>{_PROPER})")
 _rule("lives_in", rf"{_SUBJ}{_ADV}\s+(?:moved|relocated)\s+(?:back\s+|all the way\s+)?(?:home\s+)?(?:to|into)\s+(?:(?:a|an|the|our|my)\s+(?:new\s+)?(?:flat|apartment|house|place|condo|home)\s+(?:in|on)\s+)?(?P<val>{_PROPER})")
 _rule("lives_in", rf"{_SUBJ}\s+(?:(?:do not|don't|does not|doesn't)\s+live\s+in|no longer\s+lives?\s+in|moved\s+(?:out of|away from))\s+(?P<val>{_PROPER})", "negated")
 _rule("moving_to", rf"{_SUBJ}\s+(?:am|'m|are|'re|is|'s)\s+(?:going to move|moving|relocating)\s+(?:(?:again|back),?\s+)?to\s+(?:(?:our|the|their|a)\s+(?={_PROPER}\s+(?:office|branch|campus|site|HQ|headquarters)\b))?(?P<val>{_PROPER})")
@@ -213,8 +213,9 @@ _rule("plan:trip", rf"{_SUBJ}{_ADV}\s+(?:(?:need|have|want|are\s+going|am\s+goin
 _rule("job_title", rf"{_SUBJ}{_ADV}\s+(?:am|are|is)\s+(?:now\s+)?(?:freelancing|self-employed|freelance)\b(?P<val>)", "freelance")
 # a self-introduction: "Rui Tavares here from Quayside", "hi, this is Sam from Acme", "it's Priya from 14 Elm Row"
 _rule("works_at", rf"(?:^|[.!?,]\s*|\b(?:[Hh]i|[Hh]ello|[Hh]ey)\s+)(?:(?:[Tt]his\s+is|[Ii]t\s+is|[Ii]t's|I\s+am|[Mm]y\s+name\s+is)\s+)?(?P<subj>[{_UP}][{_LOW}]{{2,}}(?:\s+[{_UP}][{_LOW}]{{2,}})?)\s+(?:here\s+)?from\s+(?:the\s+)?(?P<val>\d{{1,4}}\s+{_PROPER}|{_PROPER})", "introduction")
-# an occupation in apposition: "our new CFO, Daniel Okoro", "my manager, Tom Reyes"
-_rule("job_title", rf"\b(?:[Mm]y|[Oo]ur|[Tt]heir|[Hh]is|[Hh]er)\s+(?:new\s+)?(?P<val>(?i:{_OCC}))\s*,\s*(?P<subj>[{_UP}][{_LOW}]{{2,}}(?:\s+[{_UP}][{_LOW}]{{2,}})?)\b", "occupation")
+# an occupation in apposition: "our new CFO, Daniel Okoro", "my manager, Tom Reyes", "our office manager, Funmi
+# Adeyemi", "my ward manager, Precious", "their events manager, Mr Oduya" (not "my old boss, Tom": a job gone)
+_rule("job_title", rf"\b(?:[Mm]y|[Oo]ur|[Tt]heir|[Hh]is|[Hh]er)\s+(?:new\s+)?(?P<val>(?:(?!(?:old|former|ex|best|dear|late)\b)[a-z\-]+\s+){{0,2}}?(?i:{_OCC}))\s*,\s*(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?(?P<subj>[{_UP}][{_LOW}]{{2,}}(?:\s+[{_UP}][{_LOW}]{{2,}})?)\b", "occupation")
 # teaching and retiring: "I teach at Ashgrove Primary", "she teaches year 4", "I retired in May"
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:teach|teaches|taught|(?:am|are|is)\s+teaching)\b[^.!?,;]{{0,30}}?\s+at\s+(?:the\s+)?(?P<val>{_PROPER})")
 _rule("job_title", rf"{_SUBJ}{_ADV}\s+(?:teach|teaches|(?:am|are|is)\s+(?:now\s+)?teaching)\s+(?:[\w\-]+\s+){{0,3}}?(?:at\s+(?:a|an|the)?\s*[\w\-]*\s*(?:school|college|university|academy|primary|secondary|high|nursery)|(?:year|grade|form|class)\s+\d+|(?:at|in)\s+[{_UP}][\w\-]*\s+(?:School|College|University|Academy|Primary|High))(?P<val>)", "teacher")
