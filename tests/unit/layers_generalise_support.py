@@ -1,6 +1,6 @@
 """What the layer rules' test modules share: a conversation of turns a week apart from a Monday, its timeline
-(the rule extractor, then consolidation), one entry of it, found or named as missing, and the time spans a
-text's expressions resolve to."""
+(the rule extractor, then consolidation), one entry of it, found or named as missing, the time spans a
+text's expressions resolve to, and the one span of given words, said at noon on a given day."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
@@ -32,3 +32,15 @@ def entry(tl, attribute: str, value: str, negated: bool = False):
 def time_spans(text: str, at: datetime) -> list[tuple[str, str | None, str | None]]:
     """(words, range start, range end) of every time expression of `text` said at `at`."""
     return [(m.surface, m.range_start, m.range_end) for m in resolve_time_expressions(text, at)]
+
+
+def at(y: int, m: int, d: int) -> datetime:
+    """Noon UTC of a day: when a test's sentence is said."""
+    return datetime(y, m, d, 12, tzinfo=timezone.utc)
+
+
+def span_of(words: str, text: str, when: datetime) -> tuple[str | None, str | None]:
+    """The resolved span of the first expression of `text` whose words hold `words` (case aside); fails when none does."""
+    got = [(s, e) for w, s, e in time_spans(text, when) if words.lower() in w.lower()]
+    assert got, f"{words!r} not read in {text!r}: {time_spans(text, when)}"
+    return got[0]

@@ -11,19 +11,9 @@ nearer one either side, or the one inside a stretch, or after another weekday th
 these tests; negatives included."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 
-from tests.unit.layers_generalise_support import time_spans as spans
-
-
-def at(y: int, m: int, d: int) -> datetime:
-    return datetime(y, m, d, 12, tzinfo=timezone.utc)
-
-
-def span_of(words: str, text: str, when: datetime) -> tuple[str | None, str | None]:
-    got = [(s, e) for w, s, e in spans(text, when) if words.lower() in w.lower()]
-    assert got, f"{words!r} not read in {text!r}: {spans(text, when)}"
-    return got[0]
+from tests.unit.layers_generalise_support import at, span_of, time_spans as spans
 
 
 def words_read(text: str, when: datetime) -> list[str]:

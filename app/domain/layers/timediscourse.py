@@ -219,8 +219,13 @@ def few_days(m: M) -> tuple[date, date] | None:
 
 def stretch_before(out: list[M]) -> date | None:
     """The first day of the last day or few days named earlier in the turn ("that week" is its week)."""
-    span = next((sp for sp in map(few_days, reversed(out)) if sp is not None), None)
+    span = span_before(out)
     return span[0] if span is not None else None
+
+
+def span_before(out: list[M]) -> tuple[date, date] | None:
+    """[start, end) of the last day or few days named earlier in the turn."""
+    return next((sp for sp in map(few_days, reversed(out)) if sp is not None), None)
 
 
 def that_span(surface: str, before: str, out: list[M], discourse: Discourse) -> tuple[date, date, date, str, str] | None:
@@ -241,11 +246,6 @@ def that_span(surface: str, before: str, out: list[M], discourse: Discourse) -> 
         s, e = weekend_of(ref)
         return s, s, e, "week", weekend_label(s)
     return ref, ref, ref + timedelta(days=1), "day", label(ref, "day")
-
-
-def span_before(out: list[M]) -> tuple[date, date] | None:
-    """[start, end) of the last day or few days named earlier in the turn."""
-    return next((sp for sp in map(few_days, reversed(out)) if sp is not None), None)
 
 
 def after_weekday(out: list[M]) -> bool:
