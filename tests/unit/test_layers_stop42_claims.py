@@ -1,11 +1,12 @@
-"""What /timeline no longer shows since assertions/11 (and graph_extract/14): a sentence adverb that opens a sentence ("Sadly she left us",
-"Funnily enough she's just moved") is not the person "she" stands for, so the claim goes to the one named before;
-a value that is only a time ("works at Christmas", "Updated from 2 November") names no place, organisation or
-plan. What it shows that it did not: an occupation in apposition with words of its own or before a title ("our
+"""What /timeline no longer shows since assertions/11 (and graph_extract/14): a sentence adverb that opens a
+sentence ("Sadly she left us", "Funnily enough she's just moved") is not the person "she" stands for, so the claim
+goes to the one named before; a value that is only a time ("works at Christmas", "Updated from 2 November") names no
+place, organisation or plan (a name that is also a month, "a cat called May", still does). What it shows that it did not: an occupation in apposition with words of its own or before a title ("our
 office manager, Funmi Adeyemi", "their events manager, Mr Oduya"), living on a named street, a "dev". Sentences
 invented for these tests; each asserts what a user would read on the timeline."""
 from __future__ import annotations
 
+from app.domain.layers.assertion_text import names_a_time
 from tests.unit.layers_generalise_support import entry, timeline
 
 
@@ -28,9 +29,11 @@ def test_a_sentence_adverb_is_not_whom_she_stands_for():
 def test_a_value_that_is_only_a_time_is_no_claim():
     assert claims(timeline(("Ayse", "I'm working at Christmas again, typical."))) == []
     assert claims(timeline(("Hearthly", "Updated from 2 November: after-school club, Monday to Thursday."))) == []
-    # a place beside a time is still read
+    # a place beside a time is still read, and a name that is also a month is a name
     tl = timeline(("Ayse", "I'm working at Lakeside Books over Christmas."))
     assert entry(tl, "works_at", "Lakeside Books").entity == "Ayse"
+    assert not any(names_a_time(v) for v in ("May", "June", "Sun", "Lakeside Books"))
+    assert all(names_a_time(v) for v in ("Christmas", "2 November", "Next Saturday", "Thursdays"))
 
 
 def test_an_occupation_in_apposition_may_carry_its_own_words_and_a_title():

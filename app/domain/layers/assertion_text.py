@@ -270,9 +270,7 @@ VALUE_STOP = re.compile(
 def names_a_time(value: str) -> bool:
     """A value that is only a time ("2 November", "Christmas", "Next Saturday", "Thursdays"): no place, organisation,
     school or plan names itself so, whatever the pattern that took it."""
-    v = value.strip().strip(".,!?;:\"'’()")
-    if v.lower() in CALENDAR_WORDS:
-        return True
+    v = value.strip().strip(".,!?;:\"'’()")  # a name that is also a month ("a cat called May") reads as no time
     return any(s == 0 and e >= len(v) - 1 for s, e, _, _ in find_time_expressions(v))
 
 
