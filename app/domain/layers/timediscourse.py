@@ -217,15 +217,15 @@ def few_days(m: M) -> tuple[date, date] | None:
     return span if (span[1] - span[0]).days <= FEW_DAYS else None
 
 
+def _last_days(out: list[M]) -> tuple[M, tuple[date, date]] | None:
+    """The last mention earlier in the turn that names a day or a few days, with their [start, end) (`few_days`)."""
+    return next(((m, span) for m in reversed(out) if (span := few_days(m)) is not None), None)
+
+
 def stretch_before(out: list[M]) -> date | None:
     """The first day of the last day or few days named earlier in the turn ("that week" is its week)."""
-    span = span_before(out)
-    return span[0] if span is not None else None
-
-
-def span_before(out: list[M]) -> tuple[date, date] | None:
-    """[start, end) of the last day or few days named earlier in the turn."""
-    return next((sp for sp in map(few_days, reversed(out)) if sp is not None), None)
+    named = _last_days(out)
+    return named[1][0] if named is not None else None
 
 
 def that_span(surface: str, before: str, out: list[M], discourse: Discourse) -> tuple[date, date, date, str, str] | None:
@@ -248,11 +248,19 @@ def that_span(surface: str, before: str, out: list[M], discourse: Discourse) -> 
     return ref, ref, ref + timedelta(days=1), "day", label(ref, "day")
 
 
-def after_weekday(out: list[M]) -> bool:
-    """The last day named in the turn is a weekday said alone ("get there on the Thursday and leave on the Monday"):
-    the next weekday told is after it."""
-    last = next((m for m in reversed(out) if few_days(m) is not None), None)
-    return last is not None and re.fullmatch(rf"(?i)(?:on\s+)?(?:the\s+)?{_WD_NAMES}(?:\s+\w+)?", last.surface.strip()) is not None
+def weekday_named_before(out: list[M], discourse: Discourse, wd: int) -> date | None:
+    """"the Monday" (weekday `wd`) of the day or few days named last: earlier in the turn, else in the sitting's
+    earlier turns (`discourse`); None when nothing was named. After a weekday said alone in the turn it is the first
+    one from it ("get there on the Thursday and leave on the Monday"); otherwise `weekday_by`."""
+    named = _last_days(out)
+    if named is not None:
+        m, span = named
+        if re.fullmatch(rf"(?i)(?:on\s+)?(?:the\s+)?{_WD_NAMES}(?:\s+\w+)?", m.surface.strip()):
+            return weekday_from(span[0], wd)
+        return weekday_by(span, wd)
+    last = discourse.last_day
+    told = discourse.stretch or ((last, last + timedelta(days=1)) if last else None)
+    return weekday_by(told, wd) if told is not None else None
 
 
 def weekday_by(span: tuple[date, date], wd: int) -> date:

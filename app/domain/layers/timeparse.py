@@ -71,8 +71,7 @@ from app.domain.layers.timeforms import (
 )
 from app.domain.layers.timediscourse import (BEFORE_RE, NO_DISCOURSE, RANGE_RE, THAT_RE, Discourse, appositions,
                                              before_span, day_reference, is_range, joined_ranges, named_before,
-                                             after_weekday, range_days, range_span, span_before, that_span,
-                                             weekday_by, weekday_from)
+                                             range_days, range_span, that_span, weekday_named_before)
 from app.domain.layers.timewords import (LATE_PATTERNS, LOWER_ALONE_RE, SEASON_EVENTS, WORD_PATTERNS, cap_months,
                                          told_as_past, word_span)
 from app.domain.layers.timeyear import pick_reading
@@ -314,11 +313,8 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
                                    (day + timedelta(days=1)).isoformat(), "day", label(day, "day")))
             continue
         if wd_only and re.search(r"(?i)\b(?:the|that)\s+$", text[max(0, s - 6):s]):
-            wd = weekday_num(wd_only.group(1))
-            last = discourse.last_day
-            ref = span_before(out) or discourse.stretch or ((last, last + timedelta(days=1)) if last else None)
-            if ref is not None:  # after "the Thursday" in the turn, "the Monday" is the one after it
-                day = weekday_from(ref[0], wd) if after_weekday(out) else weekday_by(ref, wd)
+            day = weekday_named_before(out, discourse, weekday_num(wd_only.group(1)))
+            if day is not None:
                 out.append(TimeMention(surface, s, e, kind, True, day.isoformat(), day.isoformat(),
                                        (day + timedelta(days=1)).isoformat(), "day", label(day, "day")))
                 continue
