@@ -10,7 +10,7 @@ from datetime import date, datetime
 from app.domain.layers.assertion_rules import MULTI_VALUED_PREFIXES
 from app.domain.layers.text import norm_name
 
-LAYER_VERSION = "assertions/11"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
+LAYER_VERSION = "assertions/12"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
 # 3: dated claims (valid_from), questions are not claims, pronouns across turns, value keys of one name's
 #    short and long forms, more change forms (leaving, moving plans, hobbies and clubs given up, switches)
 # 4: elided answers and yes-answers, "here"/"there", "they", "we" of a couple or an organisation, subjects
@@ -36,6 +36,9 @@ LAYER_VERSION = "assertions/11"  # 2: moves, teams, tools, plans and cancellatio
 #     time ("works at Christmas", "from 2 November") is no claim; an occupation in apposition with its own words and a
 #     title ("our office manager, Funmi Adeyemi", "their events manager, Mr Oduya"); "lives on Barrow Lane"; "dev"
 #     (test_layers_stop42_claims)
+# 12: whom a name the span model reads is about: a person named just before it ("Radek from Sparkline"), a name beside
+#     a role ("my manager Efua"), the one asked ("How's Leeds?"), the name "he"/"she" carries on from; "said yes" is
+#     an engagement only after a proposal (test_layers_stop43_claims)
 
 
 @dataclass(frozen=True)

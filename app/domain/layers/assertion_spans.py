@@ -13,9 +13,12 @@ something ended; a multinomial logistic model (`SpanModel`, fitted on the hand-l
 (`role_spans`: an occupation or team word with up to two words before it, "senior data engineer", "the
 returns team"), read for `ROLE_ATTRIBUTES` (job_title, works_in) with a kind of their own; of each
 group's lengths the likeliest role is kept. A claim is kept when its probability
-reaches the model's threshold, its subject is the speaker (or the name that opens the clause, or the
-person named before the value in it), and the rules did not already find that attribute or value in the
-event. An assistant's turns (a speaker
+reaches the model's threshold, its subject is found (`_subject`), and the rules did not already find that
+attribute or value in the event. The subject (since stop 43) is the person named just before the value ("Radek from
+Sparkline"), the name beside a role ("my manager Efua", `role_holder`), the name "he" or "she" carries on from
+("Ruben's leaving us, he's got a fellowship in Trevoran"), else the speaker when the clause is in the first person,
+the name that opens the clause or the person named before the value in it, the one spoken to when the value's
+sentence asks them ("How's Leeds?"), else the speaker unless it speaks of "he" or "she". An assistant's turns (a speaker
 named assistant, system, bot, ...) give none: what it says in the first person is no one's life.
 
 Pure: the model comes in as data (`SpanModel.from_dict`); the adapter reads the file.
@@ -33,7 +36,7 @@ from app.domain.layers.assertion_model import Assertion
 from app.domain.layers.assertion_rules import OCCUPATIONS
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.graph_kinds import name_kind
-from app.domain.layers.text import NOT_NAMES, UPPER, capitalised_spans, norm_name
+from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, UPPER, capitalised_spans, norm_name
 
 VERSION = "spans/6"  # 2: refitted on 97 dev conversations; 3: roles (job titles, teams) read too (stop 35);
 # (stop 36: a refit on 109, "spans/4", found 4 claims fewer and made 3 more wrong on 12 conversations written
@@ -55,6 +58,29 @@ _ENDED = re.compile(
     r"moved out|moving out|gave up|giving up|dropped|cancel\w*|ex-|former(?:ly)?|used to|no longer|any more|"
     r"anymore)\b", re.I)
 _POSSESSIVE_AFTER = re.compile(r"^['’]s\b")
+# words that stand before "at"/"from" or beside a role and name nobody ("Greetings from Bristol")
+_GREETINGS = frozenset({"greetings", "olá", "ola", "hola", "bonjour", "ciao", "cheers", "love", "regards", "morning",
+                        "evening", "afternoon", "night", "work", "home", "news", "update", "sent"})
+_TITLE = r"(?:Dr|Mr|Mrs|Ms|Miss|Prof|Professor)\.?\s+"
+_PERSON_NAME = rf"(?:{_TITLE})?[{UPPER}][^\W\d_]+(?:['’\-][^\W\d_]+)?(?:\s+[{UPPER}][^\W\d_]+(?:['’\-][^\W\d_]+)?)?"
+# a person named just before the value, joined to it by "at" or "from" ("Radek from Sparkline will do the
+# electrics", "Dr Ferreira at Millgate Surgery", "Henrike Aalders here at Brightwater", "my physio, Dr Nakamura, at
+# the Ridgeway Clinic"): the claim is that person's, whoever speaks
+_NAMED_AT = re.compile(rf"(?:^|(?<=[\s,(]))({_PERSON_NAME}),?\s+(?:here\s+)?(?:at|from)\s+(?:the\s+)?$")
+# a name beside a role phrase (`role_holder`): after it ("my manager Efua", "an assistant, Kemi", "the new lead is
+# Arjun") or before it ("Gustavo, my manager", "Tuan's our stage manager", "Hedda, the coach")
+_ROLE_THEN_NAME = re.compile(rf",?\s+(?:(?:is|was)\s+(?:now\s+)?|that['’]s\s+)?({_PERSON_NAME})(?![\w'’\-])(?!\s*[&(])")
+_NAME_THEN_ROLE = re.compile(rf"(?:^|(?<=[\s,(]))({_PERSON_NAME})(?:,\s+|['’]s\s+|\s+is\s+)(?:now\s+)?(?:the|my|our|your|his|her|their)"
+                             rf"(?:\s+(?:new|old|current|former|lovely|brilliant))?\s+$")
+_SUBJECT_PRONOUN = re.compile(r"(?<![\w'’])(?:I|I['’](?:m|ve|ll|d)|[Ww]e|[Ww]e['’](?:re|ve|ll|d)|[Hh]e|[Ss]he|[Hh]e['’](?:s|d|ll)|"
+                              r"[Ss]he['’](?:s|d|ll))(?![\w'’])")
+_NAME_SUBJECT = re.compile(rf"(?:^|(?<=[\s,(]))({_PERSON_NAME})(?:['’]s|\s+(?:is|has|was|had|got|just))\s")
+_ARTICLE_BEFORE = re.compile(r"(?i)\b(?:a|an|the|my|our|your|his|her|their)\s+$")
+_PLACE_BEFORE = re.compile(r"(?i)\b(?:in|into|to|near|of|at|outside|around|across|through|on)\s+$")
+# a question put to the one spoken to about the value: "How's Leeds?", "How's Wrenfield treating you?", "So you're
+# leaving Falmouth?", "Are you still at the flat on Marlowe Road?"
+_HOW_IS = re.compile(r"(?i)\bhow(?:['’]s|\s+is)\s+(?:(?:life|work|things|everything|it)\s+(?:at|in|on|after)\s+)?(?:the\s+)?$")
+_YOU = re.compile(r"(?i)\byou(?:['’](?:re|ve|d|ll))?\b|\byour\b")
 WINDOW = 200  # characters read on either side of a span
 _NAME_OPENS = re.compile(rf"^\W*([{UPPER}][^\W\d_]+)(?:['’]s\b|\s+(?:is|was|has|had|works|worked|lives|lived|got|just|"
                          r"moved|started|joined|left|quit|finally|still|now)\b)")
@@ -198,12 +224,13 @@ class SpanModel:
 
 
 def learned_claims(event: LayerEvent, found: Sequence[Assertion], model: SpanModel, speaker_keys: Collection[str],
-                   start_index: int = 0) -> list[Assertion]:
+                   start_index: int = 0, addressee: str | None = None) -> list[Assertion]:
     """The claims the model reads off the event's names that the rules' `found` (the same event's) lack:
     a value they gave no claim, of an attribute they gave none in this event. The subject is the speaker
     when the clause is in the first person or names nobody; the person named before the value in its
     clause when it names one ("Callum's at Brannock Freight"); none when it speaks of "he" or "she" and
-    names nobody (the person talked about last, tried, measured no better on dev)."""
+    names nobody (the person talked about last, tried, measured no better on dev); see the module's docstring
+    for the names that come first. `addressee`: whom "you" means in the event (a question put to them)."""
     text = event.content
     if norm_name(event.speaker) in _SYSTEM_SPEAKERS:
         return []
@@ -230,8 +257,9 @@ def learned_claims(event: LayerEvent, found: Sequence[Assertion], model: SpanMod
         key = norm_name(span)
         if not key or key in have_values or attribute in have_attributes or key in speaker_keys:
             continue
-        subject = _subject(text[max(0, i - WINDOW):i], event.speaker, speaker_keys, first="first_person" in feats,
-                           third="third_person" in feats)
+        subject = ("kind=role" in feats and role_holder(text, i, j)) or _subject(
+            text[max(0, i - WINDOW):i], event.speaker, speaker_keys, first="first_person" in feats,
+            third="third_person" in feats, right=text[j:j + WINDOW], addressee=addressee)
         if subject is None:
             continue
         out.append(Assertion(id=f"{event.id}#{start_index + len(out)}", event_id=event.id, entity=subject,
@@ -243,10 +271,67 @@ def learned_claims(event: LayerEvent, found: Sequence[Assertion], model: SpanMod
     return out
 
 
-def _subject(left: str, speaker: str, speaker_keys: Collection[str], *, first: bool, third: bool) -> str | None:
+def _a_name(name: str) -> bool:
+    """Could these words name a person: none a function, calendar or greeting word, an acronym ("SRE") or a gerund
+    ("Lurking from Castlebrook")?"""
+    words = re.sub(rf"^{_TITLE}", "", name).split()
+    return bool(words) and not any(w.lower() in NOT_NAMES | CALENDAR_WORDS | _GREETINGS or w.isupper()
+                                   or w.lower().endswith("ing") for w in words)
+
+
+def role_holder(text: str, start: int, end: int) -> str | None:
+    """Whom a role phrase text[start:end] is said of when a name stands beside it: "my manager Efua", "our sous
+    chef Dénes", "an assistant, Kemi", "the new lead is Arjun", "Gustavo, my manager", "Tuan's our stage manager"
+    (else None: the clause decides, `_subject`)."""
+    after = _ROLE_THEN_NAME.match(text, end)
+    if after and _a_name(after.group(1)):
+        return after.group(1)
+    before = _NAME_THEN_ROLE.search(text[max(0, start - 60):start])
+    if before and _a_name(before.group(1)):
+        return before.group(1)
+    return None
+
+
+def _named_just_before(clause: str, speaker_keys: Collection[str]) -> str | None:
+    """The person named just before the value, joined to it by "at" or "from" (`_NAMED_AT`); not a place or a
+    firm ("a job in Leeds at Acme"), nor a word that names nobody ("Thanks", "Sadly")."""
+    m = _NAMED_AT.search(clause)
+    if m is None:
+        return None
+    name = m.group(1)
+    if not _a_name(name) or _PLACE_BEFORE.search(clause[:m.start(1)]) or _ARTICLE_BEFORE.search(clause[:m.start(1)]):
+        return None  # "Greetings from Bristol", "Saturdays at Flint's", "an SRE at Kestrel", "a job in Leeds at Acme"
+    return name if name_kind(name, "", speaker_keys) not in ("place", "organization", "event") else None
+
+
+def _named_then_he(clause: str) -> str | None:
+    """The person a clause names as its subject when "he" or "she" carries it on to the value ("Ruben's leaving us at
+    the end of July, he's got a fellowship in Trevoran"; "us" there is no first-person subject)."""
+    said = _SUBJECT_PRONOUN.findall(clause)
+    if not said or said[-1].lower()[:2] not in ("he", "sh"):
+        return None
+    names = [m.group(1) for m in _NAME_SUBJECT.finditer(clause)
+             if _a_name(m.group(1)) and name_kind(m.group(1), "", ()) not in ("place", "organization", "event")]
+    return names[-1] if names else None
+
+
+def _asked_of_you(clause: str, right: str) -> bool:
+    """Is the value's sentence a question about the one spoken to ("How's Leeds?", "you're leaving Falmouth?")?"""
+    asked = re.match(r"([^.!?]*)\?", right)  # the question ends the value's sentence
+    if asked is None:
+        return False
+    return (_HOW_IS.search(clause) is not None or _YOU.search(clause) is not None
+            or (len(asked.group(1).split()) <= 4 and _YOU.search(asked.group(1)) is not None))  # "... treating you?"
+
+
+def _subject(left: str, speaker: str, speaker_keys: Collection[str], *, first: bool, third: bool, right: str = "",
+             addressee: str | None = None) -> str | None:
+    clause = _CLAUSE_BEFORE.split(left)[-1]
+    named = _named_just_before(clause, speaker_keys) or _named_then_he(clause)
+    if named is not None:
+        return named
     if first:
         return speaker
-    clause = _CLAUSE_BEFORE.split(left)[-1]
     opener = _NAME_OPENS.match(clause)  # "Priya's at ...", "Callum just started at ...": a name opens the clause
     if opener and opener.group(1).lower() not in NOT_NAMES:
         return opener.group(1)
@@ -254,4 +339,6 @@ def _subject(left: str, speaker: str, speaker_keys: Collection[str], *, first: b
               if norm_name(s) in speaker_keys or name_kind(s, "", speaker_keys) == "person"]
     if people:
         return people[-1]
+    if addressee and _asked_of_you(clause, right):
+        return addressee
     return None if third else speaker

@@ -64,6 +64,10 @@ def tool_kind(value: str) -> str | None:
 _HE_SHE = re.compile(r"\b(?:[Hh]e|[Ss]he)\b")
 _ANTECEDENT_RE = re.compile(rf"(?<![\w'’])([{_UP}][{_LOW}]{{2,}})\b")
 PLACE_PREP = re.compile(r"\b(?:to|in|at|from|for|of|near|on|into|via|by)\s+$", re.I)
+# what makes "she said yes" an engagement: a proposal in the turn or the one before ("I proposed on Sunday and she
+# said yes", "Sana said yes 💍"); without one it is a yes to an offer, a booking, a request ("Wiremu said yes, so ...")
+PROPOSAL = re.compile(r"(?i)\bpropos(?:e|ed|al|ing)\b|\bpopped\s+the\s+question\b|\bone\s+knee\b|\bengage(?:d|ment)\b|"
+                      r"\bmarry\b|\bring\b|💍")
 
 
 def antecedent(text: str, pos: int) -> str | None:

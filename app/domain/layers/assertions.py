@@ -40,7 +40,7 @@ from app.domain.layers.assertion_grammar import clause_subject
 from app.domain.layers.assertion_forms import PLAN_KIND as _PLAN_KIND, FORM_RULES, favourite_answer, provider_claims
 from app.domain.layers.assertion_lexicon import LEXICON_RULES
 from app.domain.layers.assertion_values import LEXICON_KINDS, lexicon_value, title
-from app.domain.layers.assertion_text import (CO_SUBJECT, PLACE_PREP, PRONOUNS, antecedent, clean_value, expand, names_a_time,
+from app.domain.layers.assertion_text import (CO_SUBJECT, PLACE_PREP, PRONOUNS, PROPOSAL, antecedent, clean_value, expand, names_a_time,
                                               in_question, negative_answer, plural_antecedent, tool_kind, vocative)
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.rule_scan import RuleScanner
@@ -156,8 +156,9 @@ def _extract(event: LayerEvent, context: str, addressee: str | None) -> list[Ass
                 value: str | None = "single"
             elif kind in ("dating", "married", "engaged", "divorced"):
                 value = "in a relationship" if kind == "dating" else kind
-                if (groups.get("name") or "").lower() in PRONOUNS | {"they", "we", "she", "he", "everyone", "everybody"}:
-                    continue  # "they said yes" (to an offer) is no proposal
+                if (groups.get("name") or "").lower() in PRONOUNS | {"they", "we", "she", "he", "everyone", "everybody"} or (
+                        re.search(r"(?i)\bsaid\s+yes\b", m.group(0)) and not PROPOSAL.search(f"{context} {text}")):
+                    continue  # "they said yes" (to an offer), "Wiremu said yes, so ..." with no proposal in view: no engagement
                 if groups.get("name"):  # "Tariq proposed": the speaker is engaged (to Tariq)
                     entity = event.speaker or "speaker"
             elif kind == "team":
@@ -396,7 +397,7 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
                     found.append(replace(a, id=f"{e.id}#{len(found)}", surface=e.content[:60]))
         found = known.named(found, persons)
         if spans is not None:
-            found += known.named(learned_claims(e, found, spans, speakers[e.conversation_id], len(found)), persons)
+            found += known.named(learned_claims(e, found, spans, speakers[e.conversation_id], len(found), addressee), persons)
         found += with_partner(found, partners, e.conversation_id, len(found))
         found = as_organisation(found, orgs, said, e.conversation_id, e.speaker, speakers[e.conversation_id])
         if context and asker != e.speaker and negative_answer(context, e.content):
