@@ -23,6 +23,8 @@ def test_a_person_named_just_before_an_employer_works_there_not_the_speaker():
                  ("Noor", "Dr Achebe at Fernbank Surgery wants to see me again next week."))
     assert ("Tobias", "works_at", "Quarrymill Joinery") in got
     assert ("Dr Achebe", "works_at", "Fernbank Surgery") in got
+    assert ("Mei-Ling", "works_at", "Harbour Lane Dental") in claims(  # a name may end in -ing
+        ("Noor", "Mei-Ling from Harbour Lane Dental rang."))
     assert not any(e == "Noor" and attr == "works_at" for e, attr, _ in got)
 
 
@@ -41,6 +43,7 @@ def test_a_name_beside_a_role_holds_it():
     assert role_holder("Tuan's our stage manager", 11, 24) == "Tuan"
     assert role_holder("my manager, Monday to Friday", 3, 10) is None  # a weekday is no one
     assert role_holder("I'm a nurse at Kelso General", 6, 11) is None
+    assert role_holder("I'm a nurse, Tom, nights are normal", 6, 11) is None  # Tom is spoken to
     got = claims(("Noor", "Honestly, my line manager Oksana wants the report by Friday."))
     assert ("Oksana", "job_title", "line manager") in got and ("Noor", "job_title", "line manager") not in got
 

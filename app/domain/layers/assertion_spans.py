@@ -58,9 +58,15 @@ _ENDED = re.compile(
     r"moved out|moving out|gave up|giving up|dropped|cancel\w*|ex-|former(?:ly)?|used to|no longer|any more|"
     r"anymore)\b", re.I)
 _POSSESSIVE_AFTER = re.compile(r"^['’]s\b")
-# words that stand before "at"/"from" or beside a role and name nobody ("Greetings from Bristol")
-_GREETINGS = frozenset({"greetings", "olá", "ola", "hola", "bonjour", "ciao", "cheers", "love", "regards", "morning",
-                        "evening", "afternoon", "night", "work", "home", "news", "update", "sent"})
+# words that stand before "at"/"from" or beside a role and name nobody ("Greetings from Bristol", "Lurking from
+# Castlebrook", "Texting Kit now"); a name may end in -ing ("Mei-Ling", "Dr King"), so the verbs are listed
+_NOBODY = frozenset({"greetings", "olá", "ola", "hola", "bonjour", "ciao", "cheers", "love", "regards", "morning",
+                     "evening", "afternoon", "night", "work", "home", "news", "update", "sent", "lurking", "writing",
+                     "calling", "checking", "reporting", "signing", "texting", "messaging", "emailing", "ringing",
+                     "chatting", "posting", "typing", "sending", "working", "living", "coming", "heading", "waving"})
+# a role the speaker says is theirs ("I'm a nurse, Tom": Tom is spoken to, not the nurse)
+_MY_ROLE = re.compile(r"(?i)\b(?:I['’]m|I\s+am|I\s+was|I['’]ve\s+been|I\s+work(?:ed)?\s+as)\s+(?:(?:now|still|also|just|currently)\s+)*"
+                      r"(?:a|an|the|your|their)\s+(?:[\w\-]+\s+){0,2}$")
 _TITLE = r"(?:Dr|Mr|Mrs|Ms|Miss|Prof|Professor)\.?\s+"
 _PERSON_NAME = rf"(?:{_TITLE})?[{UPPER}][^\W\d_]+(?:['’\-][^\W\d_]+)?(?:\s+[{UPPER}][^\W\d_]+(?:['’\-][^\W\d_]+)?)?"
 # a person named just before the value, joined to it by "at" or "from" ("Radek from Sparkline will do the
@@ -272,11 +278,10 @@ def learned_claims(event: LayerEvent, found: Sequence[Assertion], model: SpanMod
 
 
 def _a_name(name: str) -> bool:
-    """Could these words name a person: none a function, calendar or greeting word, an acronym ("SRE") or a gerund
-    ("Lurking from Castlebrook")?"""
+    """Could these words name a person: none a function or calendar word, a greeting or a verb (`_NOBODY`), nor an
+    acronym ("SRE")?"""
     words = re.sub(rf"^{_TITLE}", "", name).split()
-    return bool(words) and not any(w.lower() in NOT_NAMES | CALENDAR_WORDS | _GREETINGS or w.isupper()
-                                   or w.lower().endswith("ing") for w in words)
+    return bool(words) and not any(w.lower() in NOT_NAMES | CALENDAR_WORDS | _NOBODY or w.isupper() for w in words)
 
 
 def role_holder(text: str, start: int, end: int) -> str | None:
@@ -284,7 +289,7 @@ def role_holder(text: str, start: int, end: int) -> str | None:
     chef Dénes", "an assistant, Kemi", "the new lead is Arjun", "Gustavo, my manager", "Tuan's our stage manager"
     (else None: the clause decides, `_subject`)."""
     after = _ROLE_THEN_NAME.match(text, end)
-    if after and _a_name(after.group(1)):
+    if after and _a_name(after.group(1)) and not _MY_ROLE.search(text[max(0, start - 40):start]):
         return after.group(1)
     before = _NAME_THEN_ROLE.search(text[max(0, start - 60):start])
     if before and _a_name(before.group(1)):
@@ -299,8 +304,10 @@ def _named_just_before(clause: str, speaker_keys: Collection[str]) -> str | None
     if m is None:
         return None
     name = m.group(1)
-    if not _a_name(name) or _PLACE_BEFORE.search(clause[:m.start(1)]) or _ARTICLE_BEFORE.search(clause[:m.start(1)]):
-        return None  # "Greetings from Bristol", "Saturdays at Flint's", "an SRE at Kestrel", "a job in Leeds at Acme"
+    if not _a_name(name) or _PLACE_BEFORE.search(clause[:m.start(1)]) or _ARTICLE_BEFORE.search(clause[:m.start(1)]) \
+            or (re.fullmatch(r"[^\W\d_]+ing", name) is not None and not clause[:m.start(1)].strip()):
+        return None  # "Greetings from Bristol", "Saturdays at Flint's", "an SRE at Kestrel", "a job in Leeds at Acme",
+        # "Curating at Greyhallow since 2014" (a word in -ing opening the clause is a verb; "Mei-Ling from X rang" is not)
     return name if name_kind(name, "", speaker_keys) not in ("place", "organization", "event") else None
 
 
