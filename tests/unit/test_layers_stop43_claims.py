@@ -66,7 +66,8 @@ def test_he_or_she_carries_the_claim_of_the_person_named_before():
 def test_said_yes_is_an_engagement_only_after_a_proposal():
     assert not any(attr == "relationship_status" for _, attr, _ in claims(
         ("Noor", "Good news: the council said yes to the extension."),
-        ("Noor", "Wiremu said yes, so the catalogue moves next week.")))
+        ("Noor", "Wiremu said yes, so the catalogue moves next week."),
+        ("Noor", "The landlord said yes! I'll ring you tonight with the details.")))  # "ring" a verb: no proposal
     assert ("Noor", "relationship_status", "engaged") in claims(("Noor", "Kai proposed on the pier and I said yes!"))
     assert ("Noor", "relationship_status", "engaged") in claims(("Tom", "Did he ask you in the end?"),
                                                                 ("Noor", "He got down on one knee and I said yes"))

@@ -67,7 +67,7 @@ PLACE_PREP = re.compile(r"\b(?:to|in|at|from|for|of|near|on|into|via|by)\s+$", r
 # what makes "she said yes" an engagement: a proposal in the turn or the one before ("I proposed on Sunday and she
 # said yes", "Sana said yes 💍"); without one it is a yes to an offer, a booking, a request ("Wiremu said yes, so ...")
 PROPOSAL = re.compile(r"(?i)\bpropos(?:e|ed|al|ing)\b|\bpopped\s+the\s+question\b|\bone\s+knee\b|\bengage(?:d|ment)\b|"
-                      r"\bmarry\b|\bring\b|💍")
+                      r"\bmarry\b|\b(?:the|a|her|his|my|engagement)\s+ring\b|💍")  # not "I'll ring you"
 
 
 def antecedent(text: str, pos: int) -> str | None:
