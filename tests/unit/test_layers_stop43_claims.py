@@ -1,9 +1,10 @@
-"""Whom a claim read off a name is about, since assertions/12 and spans/6's subject rules of stop 43: a person named
+"""Whom a claim read off a name is about, since assertions/12 (the span reader's subjects, stop 43): a person named
 just before an employer ("Tobias from Quarrymill Joinery", "Dr Achebe at Fernbank Surgery"), a name beside a role
-("my line manager Oksana", "Gustaf, my manager"), a question put to the one spoken to ("So how's Dunmarrow?", "Are you still at Fennick & Rowe?"),
-the person "he" or "she" carries on from ("Funke's leaving us in March, she's got a fellowship in Trevane"); and "said
-yes" is an engagement only where a proposal was made. The shipped span model reads the names, as the service does.
-Sentences invented for these tests; each asserts what a user would read on the timeline."""
+("my line manager Oksana", "Gustaf, my manager"), a question put to the one spoken to ("So how's Dunmarrow?", "Are
+you still at Fennick & Rowe?"), the person "he" or "she" carries on from ("Funke's leaving us in March, she's got a
+fellowship in Trevane"); and "said yes" is an engagement only where a proposal was made. The shipped span model
+reads the names, as the service does. Sentences invented for these tests; each asserts what a user would read on the
+timeline."""
 from __future__ import annotations
 
 from app.adapters.span_model import installed_span_model
@@ -28,7 +29,7 @@ def test_a_person_named_just_before_an_employer_works_there_not_the_speaker():
     assert not any(e == "Noor" and attr == "works_at" for e, attr, _ in got)
 
 
-def test_a_greeting_or_a_weekday_before_at_or_from_is_no_one():
+def test_a_greeting_or_an_acronym_before_at_or_from_is_no_one():
     got = claims(("Noor", "Greetings from Harlow Bay! We moved in on Friday."),
                  ("Noor", "I'm an SRE at Corvane Systems."))
     assert ("Noor", "lives_in", "Harlow Bay") in got
