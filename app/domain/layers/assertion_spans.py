@@ -64,6 +64,7 @@ _NOBODY = frozenset({"greetings", "olá", "ola", "hola", "bonjour", "ciao", "che
                      "evening", "afternoon", "night", "work", "home", "news", "update", "sent", "lurking", "writing",
                      "calling", "checking", "reporting", "signing", "texting", "messaging", "emailing", "ringing",
                      "chatting", "posting", "typing", "sending", "working", "living", "coming", "heading", "waving"})
+_NOT_A_NAME = NOT_NAMES | CALENDAR_WORDS | _NOBODY  # (`_a_name`: built once, not per word)
 # a role the speaker says is theirs ("I'm a nurse, Tom": Tom is spoken to, not the nurse)
 _MY_ROLE = re.compile(r"(?i)\b(?:I['’]m|I\s+am|I\s+was|I['’]ve\s+been|I\s+work(?:ed)?\s+as)\s+(?:(?:now|still|also|just|currently)\s+)*"
                       r"(?:a|an|the|your|their)\s+(?:[\w\-]+\s+){0,2}$")
@@ -281,7 +282,12 @@ def _a_name(name: str) -> bool:
     """Could these words name a person: none a function or calendar word, a greeting or a verb (`_NOBODY`), nor an
     acronym ("SRE")?"""
     words = re.sub(rf"^{_TITLE}", "", name).split()
-    return bool(words) and not any(w.lower() in NOT_NAMES | CALENDAR_WORDS | _NOBODY or w.isupper() for w in words)
+    return bool(words) and not any(w.lower() in _NOT_A_NAME or w.isupper() for w in words)
+
+
+def _a_person(name: str, speaker_keys: Collection[str]) -> bool:
+    """`_a_name`, and not a name that is itself a place, a firm or an event ("Café Lumière", "Leeds")."""
+    return _a_name(name) and name_kind(name, "", speaker_keys) not in ("place", "organization", "event")
 
 
 def role_holder(text: str, start: int, end: int) -> str | None:
@@ -304,11 +310,12 @@ def _named_just_before(clause: str, speaker_keys: Collection[str]) -> str | None
     if m is None:
         return None
     name = m.group(1)
-    if not _a_name(name) or _PLACE_BEFORE.search(clause[:m.start(1)]) or _ARTICLE_BEFORE.search(clause[:m.start(1)]) \
+    if not _a_person(name, speaker_keys) or _PLACE_BEFORE.search(clause[:m.start(1)]) \
+            or _ARTICLE_BEFORE.search(clause[:m.start(1)]) \
             or (re.fullmatch(r"[^\W\d_]+ing", name) is not None and not clause[:m.start(1)].strip()):
         return None  # "Greetings from Bristol", "Saturdays at Flint's", "an SRE at Kestrel", "a job in Leeds at Acme",
         # "Curating at Greyhallow since 2014" (a word in -ing opening the clause is a verb; "Mei-Ling from X rang" is not)
-    return name if name_kind(name, "", speaker_keys) not in ("place", "organization", "event") else None
+    return name
 
 
 def _named_then_he(clause: str) -> str | None:
@@ -317,8 +324,7 @@ def _named_then_he(clause: str) -> str | None:
     said = _SUBJECT_PRONOUN.findall(clause)
     if not said or said[-1].lower()[:2] not in ("he", "sh"):
         return None
-    names = [m.group(1) for m in _NAME_SUBJECT.finditer(clause)
-             if _a_name(m.group(1)) and name_kind(m.group(1), "", ()) not in ("place", "organization", "event")]
+    names = [m.group(1) for m in _NAME_SUBJECT.finditer(clause) if _a_person(m.group(1), ())]
     return names[-1] if names else None
 
 
