@@ -28,7 +28,7 @@ migrate: install
 # The tests come in three rings (tests/README.md). `make test` runs all three in one session, the
 # fast ring first; only the integration and e2e rings start PostgreSQL and Redis.
 test: install
-	$(PY) -m pytest -ra tests/unit tests/integration tests/e2e
+	$(PY) -m pytest -ra --durations=25 tests/unit tests/integration tests/e2e
 
 test-unit: install
 	$(PY) -m pytest -ra tests/unit

@@ -181,3 +181,27 @@ def anchored_claims(event: LayerEvent, found: Sequence["Assertion"], said: Seque
                 add(old, old.value, old.value_key, True, m)
     return out
 
+
+
+# "my colleague Tomás", "Henrike, a colleague of mine": whoever works with the speaker works where the speaker does
+_COLLEAGUE_NOUN = r"(?:colleague|co-worker|coworker|workmate)"
+_NAME = rf"[{_UP}][\w'’\-]+(?:\s+[{_UP}][\w'’\-]+)?"
+_COLLEAGUE = re.compile(rf"\b(?:[Mm]y|[Oo]ur)\s+(?:new\s+|lovely\s+|fellow\s+)?{_COLLEAGUE_NOUN}s?,?\s+(?P<a>{_NAME})(?![\w'’])"
+                        rf"|(?<![\w'’])(?P<b>{_NAME}),\s+(?:a\s+|my\s+|our\s+)(?:new\s+)?{_COLLEAGUE_NOUN}\b")
+
+
+def colleague_claims(event: LayerEvent, found: Sequence["Assertion"], said: Sequence["Assertion"]) -> list["Assertion"]:
+    """The employer of a colleague the speaker names: the speaker's own standing one (`said`, the latest
+    `works_at` claim); nothing when the speaker has said none, or the event already says where that one works."""
+    jobs = [a for a in said if a.attribute == "works_at" and not a.negated]
+    if not jobs:
+        return []
+    out: list["Assertion"] = []
+    for m in _COLLEAGUE.finditer(event.content):
+        name = (m.group("a") or m.group("b")).removesuffix("'s").removesuffix("’s")
+        if name.split()[0].lower() in NOT_NAMES or any(norm_name(a.entity) == norm_name(name) and a.attribute == "works_at"
+                                                        for a in (*found, *out)):
+            continue
+        out.append(replace(jobs[-1], id=f"{event.id}#{len(found) + len(out)}", event_id=event.id, entity=name,
+                           time=event.occurred_at, surface=m.group(0), seq=event.seq, superseded_by=None, valid_from=None))
+    return out

@@ -10,7 +10,7 @@ from datetime import date, datetime
 from app.domain.layers.assertion_rules import MULTI_VALUED_PREFIXES
 from app.domain.layers.text import norm_name
 
-LAYER_VERSION = "assertions/12"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
+LAYER_VERSION = "assertions/13"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
 # 3: dated claims (valid_from), questions are not claims, pronouns across turns, value keys of one name's
 #    short and long forms, more change forms (leaving, moving plans, hobbies and clubs given up, switches)
 # 4: elided answers and yes-answers, "here"/"there", "they", "we" of a couple or an organisation, subjects
@@ -39,6 +39,10 @@ LAYER_VERSION = "assertions/12"  # 2: moves, teams, tools, plans and cancellatio
 # 12: whom a name the span model reads is about: a person named just before it ("Radek from Sparkline"), a name beside
 #     a role ("my manager Efua"), the one asked ("How's Leeds?"), the name "he"/"she" carries on from; "said yes" is
 #     an engagement only after a proposal (test_layers_stop43_claims)
+# 13: more occupations (drummer, curator, GP, ...) and acronym titles ("our CTO"), titles without their possessive
+#     ("their conductor"), jobs with words before the noun ("a planning job at X"), "your address in X", "my nephew Corin
+#     came down from X", "here in X", "hired X as Y", saints' names, "seeing a physio", "the new flat in X" said of
+#     one's own, a colleague works where the speaker does (test_layers_stop44_claims)
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,22 @@ OCCUPATIONS = frozenset(
     mayor senator marine sailor astronaut biologist chemist physicist mathematician geologist
     historian philosopher translator interpreter ceo cfo cto coo cmo lead supervisor coordinator administrator
     specialist technologist strategist paralegal midwife carer courier porter dispatcher housekeeper welder roofer
-    builder joiner surveyor optician physiotherapist physio radiographer sonographer hygienist""".split()
+    builder joiner surveyor optician physiotherapist physio radiographer sonographer hygienist
+    chairman chairwoman chairperson gp planner curator conductor handler childminder drummer guitarist
+    bassist pianist violinist cellist saxophonist trumpeter organist harpist vocalist harbourmaster tester postdoc
+    apprentice caretaker publicist sous-chef conservator registrar founder co-founder cofounder adviser advisor
+    fitter sommelier foreman postman postwoman actuary solicitor barrister headteacher headmaster headmistress
+    locksmith vicar chaplain curate brewer churchwarden warden winemaker proofreader copywriter copyeditor signalman
+    sysadmin hydrologist ecologist understudy farmhand draughtsman draughtsperson critic ceramicist bookkeeper
+    goalkeeper groomer publican butcher fishmonger grocer shopkeeper jeweller jeweler glazier plasterer
+    bricklayer tiler upholsterer cobbler seamstress dressmaker auditor underwriter archivist cataloguer
+    archaeologist anthropologist sociologist astronomer epidemiologist pathologist radiologist anaesthetist
+    anesthetist psychiatrist paediatrician pediatrician obstetrician dermatologist neurologist optometrist
+    orthodontist podiatrist chiropractor osteopath dietitian dietician nutritionist phlebotomist lifeguard constable
+    sergeant ranger chauffeur deckhand fisherman shepherd forester arborist horticulturist beekeeper patissier
+    butler concierge janitor caterer barber manicurist tattooist videographer cinematographer reporter
+    correspondent presenter broadcaster columnist podcaster screenwriter playwright songwriter choreographer
+    stagehand coder""".split()
 )
 
 _UP, _LOW = UPPER, LOWER  # capitals and small letters, Latin-1 and beyond ("Évora", "Łódź")
@@ -83,7 +98,7 @@ _rule("from", rf"{_SUBJ}\s+(?:am|'m|are|'re|is|'s)\s+(?:originally\s+)?from\s+(?
 _rule("from", rf"{_SUBJ}\s+grew up in\s+(?P<val>{_PROPER})")
 # employment
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|'m|are|'re|is|'s)\s+working|(?:have|'ve|has)\s+been\s+working)\s+(?:at|for)\s+(?P<val>{_PROPER})")
-_rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:got|landed|accepted|started|took|began)\s+(?:a\s+|an\s+|my\s+|her\s+|his\s+|the\s+)?(?:new\s+)?(?:job|position|role|internship|gig)\s+(?:at|with)\s+(?P<val>{_PROPER})")
+_rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:got|landed|accepted|started|took|began|(?:been|was|were)\s+offered)\s+(?:a\s+|an\s+|my\s+|her\s+|his\s+|the\s+)?(?:new\s+)?(?:[\w\-]+\s+){{0,2}}?(?:job|position|post|role|internship|gig|lectureship|professorship|fellowship|placement|apprenticeship|traineeship|residency)\s+(?:at|with)\s+(?:the\s+)?(?P<val>{_PROPER})")
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:work|works|(?:am|'m|are|'re|is|'s)\s+working)\s+at\s+(?:a|an|the)\s+(?P<val>[a-z]+(?:\s+[a-z]+)?)", "common")
 _rule("works_at", rf"{_SUBJ}{_ADV}\s+(?:quit|left|lost)\s+(?:my|her|his|the)\s+job\s+(?:at|with)\s+(?P<val>{_PROPER})", "negated")
 _rule("works_at", rf"{_SUBJ}\s+(?:no longer|(?:do not|don't|does not|doesn't))\s+work\s+(?:at|for)\s+(?P<val>{_PROPER})", "negated")

@@ -33,7 +33,7 @@ from typing import Any
 
 from app.domain.layers.assertion_dates import stated_day
 from app.domain.layers.assertion_model import Assertion
-from app.domain.layers.assertion_rules import OCCUPATIONS
+from app.domain.layers.assertion_rules import OCCUPATIONS, RELATION_NOUNS
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.graph_kinds import name_kind
 from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, UPPER, capitalised_spans, norm_name
@@ -79,6 +79,8 @@ _NAMED_AT = re.compile(rf"(?:^|(?<=[\s,(]))({_PERSON_NAME}),?\s+(?:here\s+)?(?:a
 _ROLE_THEN_NAME = re.compile(rf",?\s+(?:(?:is|was)\s+(?:now\s+)?|that['’]s\s+)?({_PERSON_NAME})(?![\w'’\-])(?!\s*[&(])")
 _NAME_THEN_ROLE = re.compile(rf"(?:^|(?<=[\s,(]))({_PERSON_NAME})(?:,\s+|['’]s\s+|\s+is\s+)(?:now\s+)?(?:the|my|our|your|his|her|their)"
                              rf"(?:\s+(?:new|old|current|former|lovely|brilliant))?\s+$")
+_HIRED_AS = re.compile(rf"(?i:hired|recruited|appointed|taken\s+on|took\s+on|brought\s+in|promoted)\s+({_PERSON_NAME})\s+as\s+"
+                       r"(?:(?:a|an|the|our|my|their)\s+)?(?:(?:new|head|senior|junior|lead|assistant|trainee)\s+)*(?:[\w\-]+\s+){0,2}$")
 _SUBJECT_PRONOUN = re.compile(r"(?<![\w'’])(?:I|I['’](?:m|ve|ll|d)|[Ww]e|[Ww]e['’](?:re|ve|ll|d)|[Hh]e|[Ss]he|[Hh]e['’](?:s|d|ll)|"
                               r"[Ss]he['’](?:s|d|ll))(?![\w'’])")
 _NAME_SUBJECT = re.compile(rf"(?:^|(?<=[\s,(]))({_PERSON_NAME})(?:['’]s|\s+(?:is|has|was|had|got|just))\s")
@@ -175,7 +177,7 @@ def role_spans(text: str) -> list[list[tuple[str, int, int]]]:
     groups = []
     for m in _ROLE_HEAD.finditer(text):
         before = text[max(0, m.start(1) - 8):m.start(1)]
-        if m.group(1)[0].isupper() and m.start(1) > 0 and not _SENTENCE_END.search(before):
+        if m.group(1)[0].isupper() and not m.group(1).isupper() and m.start(1) > 0 and not _SENTENCE_END.search(before):
             continue  # "Engineer" inside a name
         team = m.group(1).lower() in _TEAM_HEADS
         group, start = [] if team else [(m.group(1), m.start(1), m.end(1))], m.start(1)
@@ -257,6 +259,10 @@ def learned_claims(event: LayerEvent, found: Sequence[Assertion], model: SpanMod
                 roles.append((span, i, j, feats, label, p))
         if roles:
             candidates.append(max(roles, key=lambda c: c[5]))
+    # a role phrase inside a longer one read too is that one's word ("assistant" of "assistant winemaker")
+    candidates = [c for c in candidates if "kind=role" not in c[3] or not any(
+        o is not c and "kind=role" in o[3] and o[5] >= model.threshold and o[1] <= c[1] and c[2] <= o[2]
+        and (o[2] - o[1]) > (c[2] - c[1]) for o in candidates)]
     for span, i, j, feats, label, p in sorted(candidates, key=lambda c: c[1]):
         if label == "none" or p < model.threshold:
             continue
@@ -300,6 +306,9 @@ def role_holder(text: str, start: int, end: int) -> str | None:
     before = _NAME_THEN_ROLE.search(text[max(0, start - 60):start])
     if before and _a_name(before.group(1)):
         return before.group(1)
+    hired = _HIRED_AS.search(text[max(0, start - 80):start])  # "I've hired Tamsin Kerr as assistant winemaker"
+    if hired and _a_name(hired.group(1)):
+        return hired.group(1)
     return None
 
 
@@ -328,6 +337,18 @@ def _named_then_he(clause: str) -> str | None:
     return names[-1] if names else None
 
 
+# the value is where something of the one spoken to is: "your address in", "your new flat on", "your job at"
+_YOURS_IN = re.compile(r"(?i)(?<![\w'’])your\s+(?:[^\W\d_][\w\-]*\s+){1,3}(?:in|at|on)\s+$")
+
+
+_HERE_IN = re.compile(r"(?i)(?<![\w'’])here\s+(?:in|on)\s+(?:the\s+)?$")
+# a clause that opens with someone close to the speaker and their name: "My grandson Theo came down from",
+# "my mother-in-law Abena is flying in from", "and my friend Ana does"
+_KIN_NAMED = re.compile(rf"^\W*(?:(?:and|but|so|oh|also|plus)\s+)?(?:[Mm]y|[Oo]ur)\s+(?:(?:new|older|younger|little|big|best|eldest|"
+                        rf"oldest|youngest|old|dear)\s+)?(?:{RELATION_NOUNS}|friend|mate|neighbour|neighbor|cousin|niece|nephew|"
+                        rf"aunt|auntie|uncle)\s+({_PERSON_NAME})(?![\w'’\-])(?!\s*,)(?!\s+(?:and|&)\s+(?:I|me)\b)")
+
+
 def _asked_of_you(clause: str, right: str) -> bool:
     """Is the value's sentence a question about the one spoken to ("How's Leeds?", "you're leaving Falmouth?")?"""
     asked = re.match(r"([^.!?]*)\?", right)  # the question ends the value's sentence
@@ -343,6 +364,14 @@ def _subject(left: str, speaker: str, speaker_keys: Collection[str], *, first: b
     named = _named_just_before(clause, speaker_keys) or _named_then_he(clause)
     if named is not None:
         return named
+    if _YOURS_IN.search(clause):  # "I've posted it to your address in Ashcombe": the one spoken to, whoever speaks
+        return addressee
+    if _HERE_IN.search(clause):  # "Esteban's just started at Pell & Osgood here in Greywater": where the speaker is
+        return speaker
+    kin = _KIN_NAMED.match(clause)  # "My grandson Theo came down from ...": the one named, not the speaker
+    if kin and _a_person(kin.group(1), speaker_keys) and norm_name(kin.group(1)) not in speaker_keys \
+            and not re.search(r"['’]s$", kin.group(1)):  # "my flatmate Marisol's boyfriend" is not Marisol
+        return kin.group(1)
     if first:
         return speaker
     opener = _NAME_OPENS.match(clause)  # "Priya's at ...", "Callum just started at ...": a name opens the clause

@@ -158,8 +158,10 @@ def in_question(text: str, start: int, end: int) -> bool:
 CO_SUBJECT = re.compile(rf"\b([{_UP}][{_LOW}]{{2,}})\s+and\s+$")
 
 
-# "at Ayo's on Saturday" is a place: a name's "'s" after a preposition stays a possessive
-_NOT_AFTER_PREP = r"(?<![\w'])(?<!\bto\s)(?<!\bat\s)(?<!\bby\s)(?<!\bfrom\s)(?<!\bnear\s)(?<!\bround\s)(?<!\bover\s)(?<!\bin\s)"
+# "at Ayo's on Saturday" is a place: a name's "'s" after a preposition stays a possessive, as does a saint's
+# ("St Anselm's in Redland" is the school there)
+_NOT_AFTER_PREP = (r"(?<![\w'])(?<!\bto\s)(?<!\bat\s)(?<!\bby\s)(?<!\bfrom\s)(?<!\bnear\s)(?<!\bround\s)(?<!\bover\s)(?<!\bin\s)"
+                   r"(?<!\bSt\s)(?<!\bSt\.\s)(?<!\bSaint\s)")
 _CONTRACTIONS = [
     # "Sophie's just started", "he's finally left": "'s" before an adverb and a participle is "has"
     (re.compile(r"\b([A-Za-zÀ-ÖØ-öø-ÿ]+)'s(?=\s+(?:just|finally|already|recently|never|also|since|now|officially)\s+(?:been|got|gotten|had|done|"
@@ -287,6 +289,8 @@ def clean_value(raw: str, kind: str) -> str | None:
         # stop a proper name where the capitalised run ends; drop a trailing possessive
         v = re.sub(r"(\w{3,})\.\s.*$", r"\1", v)  # a name ends at its sentence's end ("Japan. That"), not at "St."
         v = re.sub(r"(\w['’]s)\.\s.*$", r"\1", v)  # "St. Brigid's. I start": the sentence ends after the possessive
+        v = re.sub(r"\b([A-Z]{2})\.\s.*$", r"\1", v)  # an acronym ends a sentence too ("Brightgate IT. Sure")
+        v = re.sub(r"['’]s\s+[A-Z]{2,4}\b.*$", "", v)  # the firm, not its officer ("Halvorsen Marine's COO")
         # a name never runs on into a sentence that opens with a pronoun or a determiner ("Brackwater & Co. My colleague")
         v = re.sub(r"\.\s+(?:I|My|Our|We|He|She|They|It|It's|The|This|That|There|But|And|So|Also|Anyway|Then)\b.*$", "", v)
         v = re.sub(r"['’]s$", "", v).rstrip(".")

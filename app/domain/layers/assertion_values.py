@@ -67,6 +67,7 @@ _NOT_TITLES = frozenset("""member customer user beginner partner mother father b
     godmother godfather stepmother stepfather granny grandma grandpa pensioner retiree newlywed widower starter
     joiner recruit newbie newcomer""".split())
 _TITLE_SHAPE = re.compile(r"[a-z]+(?:er|or|ist|ian|ant|eer|ess|ive|ent|man|woman)")
+DETERMINERS = frozenset("a an the my your his her our their its".split())
 _HEAD_OF = re.compile(r"((?:deputy\s+|assistant\s+|acting\s+)?(?:head|director|chief|manager|lead|vp)\s+of\s+[a-z]+)\b")
 
 
@@ -80,7 +81,7 @@ def title(raw: str) -> str | None:
     if m:
         return m.group(1)
     words = [w for w in low.split() if w]
-    while words and words[0] in _SENIORITY:
+    while words and (words[0] in _SENIORITY or words[0] in DETERMINERS):  # "your academic adviser": an adviser's title
         words = words[1:]
     head = []
     for w in words:

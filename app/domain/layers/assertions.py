@@ -28,7 +28,7 @@ from app.domain.layers.assertion_rules import (  # noqa: F401  (re-exported: cal
     RULES,
     SUBJECT,
 )
-from app.domain.layers.assertion_anchored import anchored_claims
+from app.domain.layers.assertion_anchored import anchored_claims, colleague_claims
 from app.domain.layers.assertion_claims import CrossClaims
 from app.domain.layers.assertion_context import (answered_no, as_organisation, elided_reply, last_place, resolve_here,
                                                  same_name, with_partner)
@@ -39,7 +39,7 @@ from app.domain.layers.assertion_entities import EntityNames
 from app.domain.layers.assertion_grammar import clause_subject
 from app.domain.layers.assertion_forms import PLAN_KIND as _PLAN_KIND, FORM_RULES, favourite_answer, provider_claims
 from app.domain.layers.assertion_lexicon import LEXICON_RULES
-from app.domain.layers.assertion_values import LEXICON_KINDS, lexicon_value, title
+from app.domain.layers.assertion_values import DETERMINERS, LEXICON_KINDS, lexicon_value, title
 from app.domain.layers.assertion_text import (CO_SUBJECT, PLACE_PREP, PRONOUNS, PROPOSAL, antecedent, clean_value, expand, names_a_time,
                                               in_question, negative_answer, plural_antecedent, tool_kind, vocative)
 from app.domain.layers.events import LayerEvent
@@ -58,6 +58,7 @@ _UNNAMED = {"plan": "planned", "works_at": "job", "moving_to": "move"}  # the va
 _NOUN_PHRASE = re.compile(r"(?i)(?:my|our|his|her|their)\s+[\w\- ]+")
 _IMPLIED_STATUS = {"husba": "married", "wife": "married", "fianc": "engaged"}
 _ORG_ROLE = re.compile(r"(?:university|uni|college|employer|company|firm|gym|choir|band|church)$")
+_YOU_NEAR = re.compile(r"(?i)\byou(?:['’](?:re|ve|d|ll))?\b|\byour\b|\bglad\b|\bhope\b|\bcongrat")
 _TERMS = frozenset("full-time part-time freelance self-employed locum relief agency permanent temporary".split())
 _NOT_PLACES = frozenset("bed work school church class practice lunch dinner breakfast sleep town year grade form room level "
                         "stage reception".split())
@@ -123,8 +124,11 @@ def _extract(event: LayerEvent, context: str, addressee: str | None) -> list[Ass
                 other = clause_subject(text, m.start())
                 subj = other if other and other.split()[0].lower() not in NOT_NAMES | CALENDAR_WORDS | STOPWORDS \
                     or (other and other.lower() in ("he", "she", "they")) else subj
-            if kind == "presupposed":  # taken for granted even when asked: "your new job at X" is the addressee's
-                subj = "you" if subj.lower() in ("your", "the") else subj
+            if kind == "presupposed":  # taken for granted even when asked: "your new job at X" is the addressee's;
+                # "the new flat in X" is theirs in a question or beside "you", else the speaker's ("from the new flat in X")
+                mine = subj.lower() == "the" and not in_question(text, m.start(), m.end()) and not _YOU_NEAR.search(
+                    text[max(0, m.start() - 60):m.end() + 30])
+                subj = "I" if mine else "you" if subj.lower() in ("your", "the") else subj
             elif in_question(text, m.start(), m.end()):
                 continue
             if kind != "pet_pronoun" and (subj.lower() in ("he", "she", "his", "her") or re.match(r"(?i)h(?:is|er)\s", subj)):  # "her sister": whose, as "she"
@@ -240,6 +244,7 @@ def _extract(event: LayerEvent, context: str, addressee: str | None) -> list[Ass
                 negated = kind == "occupation_negated"
                 cleaned = clean_value(raw, "common")
                 words_ = (cleaned or "").lower().split()
+                words_ = words_[1:] if len(words_) > 1 and words_[0] in DETERMINERS else words_  # "Matej, their conductor"
                 # keep only phrases that end in an occupation noun ("a nurse", "a software engineer")
                 lead = re.match(r"((?:deputy\s+|assistant\s+)?(?:head|director|chief|manager|lead)\s+of\s+[a-z]+)\b", " ".join(words_))
                 while words_ and words_[-1] not in OCCUPATIONS and not lead:
@@ -405,6 +410,7 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
         # a change or an ending of what the speaker said before ("from chemistry to physics", "I cancelled X")
         found += anchored_claims(e, found, said.get((e.conversation_id, norm_name(e.speaker)), []),
                                  lambda name, c=e.conversation_id: said.get((c, norm_name(name)), []))
+        found += colleague_claims(e, found, said.get((e.conversation_id, norm_name(e.speaker)), []))  # "my colleague Jo"
         focus[e.conversation_id] = next((a.entity for a in reversed(found) if "'" not in a.entity and " " not in a.entity
                                          and norm_name(a.entity) not in speakers[e.conversation_id]),
                                         focus.get(e.conversation_id, ""))
