@@ -1,7 +1,8 @@
 """Claims of assertions/13 (stop 44): a title in apposition whose occupation the lexicon now knows ("Ottoline, our
 drummer", "Bastian, our CTO", an acronym no longer taken for a word inside a name), a title without the possessive
 that introduced it, a job with words before its noun ("a planning job at X"), whom a span claim is about ("your
-address in X", "my nephew Corin came down from X", "here in X", "I've hired X as Y"), a saint's name that is no
+address in X", "my nephew Corin came down from X", "my mum's coming over from X", "here in X", "I've hired X as
+Y"), a saint's name that is no
 subject ("St Aldric's in Wexcombe"), a value that stops at an acronym's full stop, "seeing a physio" that is no
 date, "the new flat in X" said of one's own home, and a colleague's employer ("my colleague Rasmus": where the
 speaker works). The shipped span model reads the names, as the service does.
@@ -85,3 +86,12 @@ def test_a_colleague_works_where_the_speaker_works():
     assert ("Ivo", "works_at", "Tamarind Row Pharmacy") in got
     # with no employer said, a colleague's is not guessed
     assert not any(attr == "works_at" for _, attr, _ in claims(("Bede", "My colleague Rasmus Voll is covering Saturday.")))
+
+
+def test_a_relation_opening_the_clause_holds_the_place():
+    got = claims(("Ravindra", "My mum's coming over from Port Ellery next week."))
+    assert ("Ravindra's mum", "lives_in", "Port Ellery") in got
+    assert not any(e == "Ravindra" and v == "Port Ellery" for e, _, v in got)
+    # the speaker's own clause after it stays the speaker's
+    mine = claims(("Ravindra", "My landlord's selling so I'm leaving Tarnside at the end of May, moving to Kelvedge."))
+    assert not any(e == "Ravindra's landlord" for e, _, _ in mine)

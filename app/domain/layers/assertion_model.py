@@ -40,9 +40,10 @@ LAYER_VERSION = "assertions/13"  # 2: moves, teams, tools, plans and cancellatio
 #     a role ("my manager Efua"), the one asked ("How's Leeds?"), the name "he"/"she" carries on from; "said yes" is
 #     an engagement only after a proposal (test_layers_stop43_claims)
 # 13: more occupations (drummer, curator, GP, ...) and acronym titles ("our CTO"), titles without their possessive
-#     ("their conductor"), jobs with words before the noun ("a planning job at X"), "your address in X", "my nephew Corin
-#     came down from X", "here in X", "hired X as Y", saints' names, "seeing a physio", "the new flat in X" said of
-#     one's own, a colleague works where the speaker does (test_layers_stop44_claims)
+#     ("their conductor"), jobs with words before the noun ("a planning job at X"), "your address in X", "my nephew
+#     Corin came down from X", "my mum's coming over from X", "Lucía from our sound team", "here in X", "hired X as
+#     Y", saints' names, "seeing a physio", "the new flat in X" said of one's own, a colleague works where the
+#     speaker does (test_layers_stop44_claims)
 
 
 @dataclass(frozen=True)

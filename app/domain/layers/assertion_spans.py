@@ -77,7 +77,7 @@ _NAMED_AT = re.compile(rf"(?:^|(?<=[\s,(]))({_PERSON_NAME}),?\s+(?:here\s+)?(?:a
 # a name beside a role phrase (`role_holder`): after it ("my manager Efua", "an assistant, Kemi", "the new lead is
 # Arjun") or before it ("Gustavo, my manager", "Tuan's our stage manager", "Hedda, the coach")
 _ROLE_THEN_NAME = re.compile(rf",?\s+(?:(?:is|was)\s+(?:now\s+)?|that['’]s\s+)?({_PERSON_NAME})(?![\w'’\-])(?!\s*[&(])")
-_NAME_THEN_ROLE = re.compile(rf"(?:^|(?<=[\s,(]))({_PERSON_NAME})(?:,\s+|['’]s\s+|\s+is\s+)(?:now\s+)?(?:the|my|our|your|his|her|their)"
+_NAME_THEN_ROLE = re.compile(rf"(?:^|(?<=[\s,(]))({_PERSON_NAME})(?:,\s+|['’]s\s+|\s+is\s+|\s+from\s+)(?:now\s+)?(?:the|my|our|your|his|her|their)"
                              rf"(?:\s+(?:new|old|current|former|lovely|brilliant))?\s+$")
 _HIRED_AS = re.compile(rf"(?i:hired|recruited|appointed|taken\s+on|took\s+on|brought\s+in|promoted)\s+({_PERSON_NAME})\s+as\s+"
                        r"(?:(?:a|an|the|our|my|their)\s+)?(?:(?:new|head|senior|junior|lead|assistant|trainee)\s+)*(?:[\w\-]+\s+){0,2}$")
@@ -349,6 +349,16 @@ _KIN_NAMED = re.compile(rf"^\W*(?:(?:and|but|so|oh|also|plus)\s+)?(?:[Mm]y|[Oo]u
                         rf"aunt|auntie|uncle)\s+({_PERSON_NAME})(?![\w'’\-])(?!\s*,)(?!\s+(?:and|&)\s+(?:I|me)\b)")
 
 
+# ... and with no name, the relation itself as the clause's subject: "My mum's coming over from", "our son moved to"
+_KIN_SUBJECT = re.compile(rf"^\W*(?:(?:and|but|so|oh|also|plus)\s+)?(?:[Mm]y|[Oo]ur)\s+(?:(?:older|younger|little|big|eldest|oldest|"
+                          rf"youngest)\s+)?({RELATION_NOUNS}|cousin|niece|nephew|aunt|auntie|uncle)(?:['’]s\s+(?=(?:(?!wedding|thing|building|evening|morning|meeting|birthday|spring|ring)\w+ing|been|got|just|now|still|finally|"
+                          r"back|off|over|in|at|from|a|an)\b)|\s+(?:is|was|has|had|"
+                          r"just|finally|still|now|moved|lives|works|started|got|flew|came|went|left|joined)\s+)(?!and\b)")
+
+
+_I_AFTER = re.compile(r"(?<![\w'’])(?:I|I['’](?:m|ve|ll|d)|[Ww]e|[Ww]e['’](?:re|ve|ll|d))(?![\w'’])")
+
+
 def _asked_of_you(clause: str, right: str) -> bool:
     """Is the value's sentence a question about the one spoken to ("How's Leeds?", "you're leaving Falmouth?")?"""
     asked = re.match(r"([^.!?]*)\?", right)  # the question ends the value's sentence
@@ -372,6 +382,9 @@ def _subject(left: str, speaker: str, speaker_keys: Collection[str], *, first: b
     if kin and _a_person(kin.group(1), speaker_keys) and norm_name(kin.group(1)) not in speaker_keys \
             and not re.search(r"['’]s$", kin.group(1)):  # "my flatmate Marisol's boyfriend" is not Marisol
         return kin.group(1)
+    kin = _KIN_SUBJECT.match(clause)  # "My mum's coming over from ...": the speaker's mum, as the rules name her
+    if kin and not _I_AFTER.search(clause, kin.end()):  # not "my landlord's selling so I'm moving to ..."
+        return f"{speaker}'s {kin.group(1).lower()}"
     if first:
         return speaker
     opener = _NAME_OPENS.match(clause)  # "Priya's at ...", "Callum just started at ...": a name opens the clause
