@@ -75,12 +75,15 @@ _PERSON_NAME = rf"(?:{_TITLE})?[{UPPER}][^\W\d_]+(?:['’\-][^\W\d_]+)?(?:\s+[{U
 # the Ridgeway Clinic"): the claim is that person's, whoever speaks
 _NAMED_AT = re.compile(rf"(?:^|(?<=[\s,(]))({_PERSON_NAME}),?\s+(?:here\s+)?(?:at|from)\s+(?:the\s+)?$")
 # a name beside a role phrase (`role_holder`): after it ("my manager Efua", "an assistant, Kemi", "the new lead is
-# Arjun") or before it ("Gustavo, my manager", "Tuan's our stage manager", "Hedda, the coach")
+# Arjun") or before it ("Gustavo, my manager", "Tuan's our stage manager", "Hedda, the coach", "Lucía from our sound
+# team")
 _ROLE_THEN_NAME = re.compile(rf",?\s+(?:(?:is|was)\s+(?:now\s+)?|that['’]s\s+)?({_PERSON_NAME})(?![\w'’\-])(?!\s*[&(])")
-_NAME_THEN_ROLE = re.compile(rf"(?:^|(?<=[\s,(]))({_PERSON_NAME})(?:,\s+|['’]s\s+|\s+is\s+|\s+from\s+)(?:now\s+)?(?:the|my|our|your|his|her|their)"
-                             rf"(?:\s+(?:new|old|current|former|lovely|brilliant))?\s+$")
+_NAME_THEN_ROLE = re.compile(rf"(?:^|(?<=[\s,(]))({_PERSON_NAME})(?:,\s+|['’]s\s+|\s+is\s+|\s+from\s+)(?:now\s+)?"
+                             rf"(?:the|my|our|your|his|her|their)(?:\s+(?:new|old|current|former|lovely|brilliant))?\s+$")
+# ... or the one hired, appointed or promoted as it ("I've hired Tamsin Kerr as assistant winemaker")
 _HIRED_AS = re.compile(rf"(?i:hired|recruited|appointed|taken\s+on|took\s+on|brought\s+in|promoted)\s+({_PERSON_NAME})\s+as\s+"
-                       r"(?:(?:a|an|the|our|my|their)\s+)?(?:(?:new|head|senior|junior|lead|assistant|trainee)\s+)*(?:[\w\-]+\s+){0,2}$")
+                       r"(?:(?:a|an|the|our|my|their)\s+)?(?:(?:new|head|senior|junior|lead|assistant|trainee)\s+)*"
+                       r"(?:[\w\-]+\s+){0,2}$")
 _SUBJECT_PRONOUN = re.compile(r"(?<![\w'’])(?:I|I['’](?:m|ve|ll|d)|[Ww]e|[Ww]e['’](?:re|ve|ll|d)|[Hh]e|[Ss]he|[Hh]e['’](?:s|d|ll)|"
                               r"[Ss]he['’](?:s|d|ll))(?![\w'’])")
 _NAME_SUBJECT = re.compile(rf"(?:^|(?<=[\s,(]))({_PERSON_NAME})(?:['’]s|\s+(?:is|has|was|had|got|just))\s")
@@ -91,6 +94,21 @@ _PLACE_BEFORE = re.compile(r"(?i)\b(?:in|into|to|near|of|at|outside|around|acros
 _HOW_IS = re.compile(r"(?i)\bhow(?:['’]s|\s+is)\s+(?:(?:life|work|things|everything|it)\s+(?:at|in|on|after)\s+)?(?:the\s+)?$")
 _YOU = re.compile(r"(?i)\byou(?:['’](?:re|ve|d|ll))?\b|\byour\b")
 WINDOW = 200  # characters read on either side of a span
+# where the clause puts the value, before the first-person default (`_subject`): something of the one spoken to
+# ("your address in"), where the speaker is ("here in"), someone close to the speaker opening the clause, with their
+# name ("My grandson Theo came down from", "and my friend Ana does"; not "my partner X and I") or without ("My mum's
+# coming over from", "our son moved to"; not "my cousin's wedding", nor before "I'm" in the same clause)
+_YOURS_IN = re.compile(r"(?i)(?<![\w'’])your\s+(?:[^\W\d_][\w\-]*\s+){1,3}(?:in|at|on)\s+$")
+_HERE_IN = re.compile(r"(?i)(?<![\w'’])here\s+(?:in|on)\s+(?:the\s+)?$")
+_OPENS_MY = (r"^\W*(?:(?:and|but|so|oh|also|plus)\s+)?(?:[Mm]y|[Oo]ur)\s+"
+             r"(?:(?:new|older|younger|little|big|best|eldest|oldest|youngest|old|dear)\s+)?")
+_KIN = rf"(?:{RELATION_NOUNS}|friend|mate|neighbour|neighbor|cousin|niece|nephew|aunt|auntie|uncle)"
+_KIN_NAMED = re.compile(rf"{_OPENS_MY}{_KIN}\s+({_PERSON_NAME})(?![\w'’\-])(?!\s*,)(?!\s+(?:and|&)\s+(?:I|me)\b)")
+_NOUN_ING = r"(?:wedding|thing|building|evening|morning|meeting|birthday|spring|ring)\b"  # -ing words that are nouns
+_KIN_SUBJECT = re.compile(rf"{_OPENS_MY}({_KIN})(?:['’]s\s+(?=(?:(?!{_NOUN_ING})\w+ing|been|got|just|now|still|finally|back|off|"
+                          r"over|in|at|from|a|an)\b)|\s+(?:is|was|has|had|just|finally|still|now|moved|lives|works|started|"
+                          r"got|flew|came|went|left|joined)\s+)(?!and\b)")
+_I_AFTER = re.compile(r"(?<![\w'’])(?:I|I['’](?:m|ve|ll|d)|[Ww]e|[Ww]e['’](?:re|ve|ll|d))(?![\w'’])")
 _NAME_OPENS = re.compile(rf"^\W*([{UPPER}][^\W\d_]+)(?:['’]s\b|\s+(?:is|was|has|had|works|worked|lives|lived|got|just|"
                          r"moved|started|joined|left|quit|finally|still|now)\b)")
 # speakers that are a system, not a person: an assistant's "I'm Craig from Port Michael" drafts the user's page
@@ -298,8 +316,8 @@ def _a_person(name: str, speaker_keys: Collection[str]) -> bool:
 
 def role_holder(text: str, start: int, end: int) -> str | None:
     """Whom a role phrase text[start:end] is said of when a name stands beside it: "my manager Efua", "our sous
-    chef Dénes", "an assistant, Kemi", "the new lead is Arjun", "Gustavo, my manager", "Tuan's our stage manager"
-    (else None: the clause decides, `_subject`)."""
+    chef Dénes", "an assistant, Kemi", "the new lead is Arjun", "Gustavo, my manager", "Tuan's our stage manager",
+    "I've hired Tamsin Kerr as assistant winemaker" (else None: the clause decides, `_subject`)."""
     after = _ROLE_THEN_NAME.match(text, end)
     if after and _a_name(after.group(1)) and not _MY_ROLE.search(text[max(0, start - 40):start]):
         return after.group(1)
@@ -335,28 +353,6 @@ def _named_then_he(clause: str) -> str | None:
         return None
     names = [m.group(1) for m in _NAME_SUBJECT.finditer(clause) if _a_person(m.group(1), ())]
     return names[-1] if names else None
-
-
-# the value is where something of the one spoken to is: "your address in", "your new flat on", "your job at"
-_YOURS_IN = re.compile(r"(?i)(?<![\w'’])your\s+(?:[^\W\d_][\w\-]*\s+){1,3}(?:in|at|on)\s+$")
-
-
-_HERE_IN = re.compile(r"(?i)(?<![\w'’])here\s+(?:in|on)\s+(?:the\s+)?$")
-# a clause that opens with someone close to the speaker and their name: "My grandson Theo came down from",
-# "my mother-in-law Abena is flying in from", "and my friend Ana does"
-_KIN_NAMED = re.compile(rf"^\W*(?:(?:and|but|so|oh|also|plus)\s+)?(?:[Mm]y|[Oo]ur)\s+(?:(?:new|older|younger|little|big|best|eldest|"
-                        rf"oldest|youngest|old|dear)\s+)?(?:{RELATION_NOUNS}|friend|mate|neighbour|neighbor|cousin|niece|nephew|"
-                        rf"aunt|auntie|uncle)\s+({_PERSON_NAME})(?![\w'’\-])(?!\s*,)(?!\s+(?:and|&)\s+(?:I|me)\b)")
-
-
-# ... and with no name, the relation itself as the clause's subject: "My mum's coming over from", "our son moved to"
-_KIN_SUBJECT = re.compile(rf"^\W*(?:(?:and|but|so|oh|also|plus)\s+)?(?:[Mm]y|[Oo]ur)\s+(?:(?:older|younger|little|big|eldest|oldest|"
-                          rf"youngest)\s+)?({RELATION_NOUNS}|cousin|niece|nephew|aunt|auntie|uncle)(?:['’]s\s+(?=(?:(?!wedding|thing|building|evening|morning|meeting|birthday|spring|ring)\w+ing|been|got|just|now|still|finally|"
-                          r"back|off|over|in|at|from|a|an)\b)|\s+(?:is|was|has|had|"
-                          r"just|finally|still|now|moved|lives|works|started|got|flew|came|went|left|joined)\s+)(?!and\b)")
-
-
-_I_AFTER = re.compile(r"(?<![\w'’])(?:I|I['’](?:m|ve|ll|d)|[Ww]e|[Ww]e['’](?:re|ve|ll|d))(?![\w'’])")
 
 
 def _asked_of_you(clause: str, right: str) -> bool:
