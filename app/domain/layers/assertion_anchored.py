@@ -2,7 +2,8 @@
 conversation, not from a verb the rules know. "I've switched from chemistry to physics" after "I
 study chemistry" is a new value of `studies`; "the outpatient clinic instead of the ward" after "I'm
 on the cardiology ward" a new `works_in`; "I cancelled FitHaus" after "I'm a member of FitHaus" ends
-that membership; "Lisbon is off" after a trip to Lisbon ends the trip. Whatever the attribute,
+that membership; "Lisbon is off" after a trip to Lisbon ends the trip (and, `colleague_claims`, "my colleague Jo" works
+where the speaker said they work). Whatever the attribute,
 the form is the same: an old value the speaker holds, named again in a change ("from A to B", "B
 instead of A") or an ending ("cancelled A", "A is off"), so the forms need no list of attributes,
 values or topics.
@@ -182,7 +183,6 @@ def anchored_claims(event: LayerEvent, found: Sequence["Assertion"], said: Seque
     return out
 
 
-
 # "my colleague Tomás", "Henrike, a colleague of mine": whoever works with the speaker works where the speaker does
 _COLLEAGUE_NOUN = r"(?:colleague|co-worker|coworker|workmate)"
 _NAME = rf"[{_UP}][\w'’\-]+(?:\s+[{_UP}][\w'’\-]+)?"
@@ -193,7 +193,7 @@ _COLLEAGUE = re.compile(rf"\b(?:[Mm]y|[Oo]ur)\s+(?:new\s+|lovely\s+|fellow\s+)?{
 def colleague_claims(event: LayerEvent, found: Sequence["Assertion"], said: Sequence["Assertion"]) -> list["Assertion"]:
     """The employer of a colleague the speaker names: the speaker's own standing one (`said`, the latest
     `works_at` claim); nothing when the speaker has said none, or the event already says where that one works."""
-    jobs = [a for a in said if a.attribute == "works_at" and not a.negated]
+    jobs = [a for a in said if a.attribute == "works_at" and not a.negated and a.value_key != "job"]  # a job not named
     if not jobs:
         return []
     out: list["Assertion"] = []
