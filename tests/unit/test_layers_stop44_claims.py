@@ -4,8 +4,8 @@ that introduced it, a job with words before its noun ("a planning job at X"), wh
 address in X", "my nephew Corin came down from X", "my mum's coming over from X", "here in X", "I've hired X as
 Y"), a saint's name that is no
 subject ("St Aldric's in Wexcombe"), a value that stops at an acronym's full stop, "seeing a physio" that is no
-date, "the new flat in X" said of one's own home, and a colleague's employer ("my colleague Rasmus": where the
-speaker works). The shipped span model reads the names, as the service does.
+date, "the new flat in X" said of one's own home, a colleague's employer ("my colleague Rasmus": where the
+speaker works), a home or a move said with "we" that is the named partner's too, and a visit that is no move. The shipped span model reads the names, as the service does.
 Sentences invented for these tests; each asserts what a user would read on the timeline."""
 from __future__ import annotations
 
@@ -95,3 +95,21 @@ def test_a_relation_opening_the_clause_holds_the_place():
     # the speaker's own clause after it stays the speaker's
     mine = claims(("Ravindra", "My landlord's selling so I'm leaving Tarnside at the end of May, moving to Kelvedge."))
     assert not any(e == "Ravindra's landlord" for e, _, _ in mine)
+
+
+def test_a_home_or_move_said_with_we_is_the_partners_too():
+    got = claims(("Ilka", "My husband Bertrand starts at the depot next week."),
+                 ("Ilka", "And we're moving to Carrow Bay in May!"),
+                 ("Ilka", "We're going to Porto for Easter too."))
+    assert ("Ilka", "moving_to", "Carrow Bay") in got and ("Bertrand", "moving_to", "Carrow Bay") in got
+    assert not any(e == "Bertrand" and attr.startswith("plan:") for e, attr, _ in got)  # a plan's "we" may be anyone
+    # with no partner named, "we" is the speaker's alone
+    alone = claims(("Ilka", "We're moving to Carrow Bay in May!"))
+    assert {e for e, attr, _ in alone if attr == "moving_to"} == {"Ilka"}
+
+
+def test_a_visit_is_no_move():
+    got = claims(("Orla", "We finally moved to Kestrel Bay last spring."),
+                 ("Orla", "My sister Nuala visited us in Kestrel Bay in April."))
+    assert ("Orla", "lives_in", "Kestrel Bay") in got
+    assert not any(e == "Nuala" for e, _, _ in got)

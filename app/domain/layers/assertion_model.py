@@ -43,7 +43,7 @@ LAYER_VERSION = "assertions/13"  # 2: moves, teams, tools, plans and cancellatio
 #     ("their conductor"), jobs with words before the noun ("a planning job at X"), "your address in X", "my nephew
 #     Corin came down from X", "my mum's coming over from X", "Lucía from our sound team", "here in X", "hired X as
 #     Y", saints' names, "seeing a physio", "the new flat in X" said of one's own, a colleague works where the
-#     speaker does (test_layers_stop44_claims)
+#     speaker does, "we're moving to X" is the named partner's move too, a visit is no move (test_layers_stop44_claims)
 
 
 @dataclass(frozen=True)

@@ -108,6 +108,7 @@ _NOUN_ING = r"(?:wedding|thing|building|evening|morning|meeting|birthday|spring|
 _KIN_SUBJECT = re.compile(rf"{_OPENS_MY}({_KIN})(?:['’]s\s+(?=(?:(?!{_NOUN_ING})\w+ing|been|got|just|now|still|finally|back|off|"
                           r"over|in|at|from|a|an)\b)|\s+(?:is|was|has|had|just|finally|still|now|moved|lives|works|started|"
                           r"got|flew|came|went|left|joined)\s+)(?!and\b)")
+_VISITED = re.compile(r"(?i)\bvisit(?:s|ed|ing)?\b")
 _I_AFTER = re.compile(r"(?<![\w'’])(?:I|I['’](?:m|ve|ll|d)|[Ww]e|[Ww]e['’](?:re|ve|ll|d))(?![\w'’])")
 _NAME_OPENS = re.compile(rf"^\W*([{UPPER}][^\W\d_]+)(?:['’]s\b|\s+(?:is|was|has|had|works|worked|lives|lived|got|just|"
                          r"moved|started|joined|left|quit|finally|still|now)\b)")
@@ -288,6 +289,9 @@ def learned_claims(event: LayerEvent, found: Sequence[Assertion], model: SpanMod
         key = norm_name(span)
         if not key or key in have_values or attribute in have_attributes or key in speaker_keys:
             continue
+        if attribute in ("moving_to", "lives_in") and _VISITED.search(_CLAUSE_BEFORE.split(text[max(0, i - WINDOW):i])[-1]) \
+                and not re.search(r"(?i)\bfrom\s+(?:the\s+)?$", text[max(0, i - 12):i]):
+            continue  # "My sister Leah visited us in Denver": a visit, not a home or a move ("visiting from Leeds" is)
         subject = ("kind=role" in feats and role_holder(text, i, j)) or _subject(
             text[max(0, i - WINDOW):i], event.speaker, speaker_keys, first="first_person" in feats,
             third="third_person" in feats, right=text[j:j + WINDOW], addressee=addressee)

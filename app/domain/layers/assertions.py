@@ -58,6 +58,7 @@ _UNNAMED = {"plan": "planned", "works_at": "job", "moving_to": "move"}  # the va
 _NOUN_PHRASE = re.compile(r"(?i)(?:my|our|his|her|their)\s+[\w\- ]+")
 _IMPLIED_STATUS = {"husba": "married", "wife": "married", "fianc": "engaged"}
 _ORG_ROLE = re.compile(r"(?:university|uni|college|employer|company|firm|gym|choir|band|church)$")
+_WE = re.compile(r"(?i)we\b")  # a claim said with "we" (the partner's copy too): the person talked about is not its holder
 _YOU_NEAR = re.compile(r"(?i)\byou(?:['’](?:re|ve|d|ll))?\b|\byour\b|\bglad\b|\bhope\b|\bcongrat")
 _TERMS = frozenset("full-time part-time freelance self-employed locum relief agency permanent temporary".split())
 _NOT_PLACES = frozenset("bed work school church class practice lunch dinner breakfast sleep town year grade form room level "
@@ -403,7 +404,7 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
         found = known.named(found, persons)
         if spans is not None:
             found += known.named(learned_claims(e, found, spans, speakers[e.conversation_id], len(found), addressee), persons)
-        found += with_partner(found, partners, e.conversation_id, len(found))
+        found += with_partner(found, partners, e.conversation_id, len(found), known.aliases)
         found = as_organisation(found, orgs, said, e.conversation_id, e.speaker, speakers[e.conversation_id])
         if context and asker != e.speaker and negative_answer(context, e.content):
             found += answered_no(e, context, found, said.get((e.conversation_id, norm_name(e.speaker)), []))
@@ -412,7 +413,7 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
                                  lambda name, c=e.conversation_id: said.get((c, norm_name(name)), []))
         found += colleague_claims(e, found, said.get((e.conversation_id, norm_name(e.speaker)), []))  # "my colleague Jo"
         focus[e.conversation_id] = next((a.entity for a in reversed(found) if "'" not in a.entity and " " not in a.entity
-                                         and norm_name(a.entity) not in speakers[e.conversation_id]),
+                                         and norm_name(a.entity) not in speakers[e.conversation_id] and not _WE.match(a.surface)),
                                         focus.get(e.conversation_id, ""))
         for a in found:
             if implied_and_known(a.entity_key, a.attribute, a.value, a.surface, said.get((e.conversation_id, a.entity_key), [])) \
