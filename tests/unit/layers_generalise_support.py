@@ -1,10 +1,12 @@
 """What the layer rules' test modules share: a conversation of turns a week apart from a Monday, its timeline
-(the rule extractor, then consolidation), one entry of it, found or named as missing, the time spans a
-text's expressions resolve to, and the one span of given words, said at noon on a given day."""
+(the rule extractor, then consolidation), its claims as the service reads them (the rules and the shipped span
+model), one entry of a timeline, found or named as missing, the time spans a text's expressions resolve to, and
+the one span of given words, said at noon on a given day."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+from app.adapters.span_model import installed_span_model
 from app.domain.layers.assertions import extract_all
 from app.domain.layers.consolidation import build_timeline
 from app.domain.layers.events import LayerEvent
@@ -21,6 +23,13 @@ def events(*turns: tuple[str, str], days: int = 7) -> list[LayerEvent]:
 
 def timeline(*turns: tuple[str, str], days: int = 7):
     return build_timeline(extract_all(events(*turns, days=days)))[0]
+
+
+def span_claims(*turns: tuple[str, str]) -> set[tuple[str, str, str]]:
+    """(entity, attribute, value) of every claim the rules and the shipped span model read off the turns."""
+    model = installed_span_model()
+    assert model is not None
+    return {(a.entity, a.attribute, a.value) for a in extract_all(events(*turns), spans=model)}
 
 
 def entry(tl, attribute: str, value: str, negated: bool = False):

@@ -7,16 +7,8 @@ reads the names, as the service does. Sentences invented for these tests; each a
 timeline."""
 from __future__ import annotations
 
-from app.adapters.span_model import installed_span_model
 from app.domain.layers.assertion_spans import role_holder
-from app.domain.layers.assertions import extract_all
-from tests.unit.layers_generalise_support import events
-
-
-def claims(*turns: tuple[str, str]) -> set[tuple[str, str, str]]:
-    model = installed_span_model()
-    assert model is not None
-    return {(a.entity, a.attribute, a.value) for a in extract_all(events(*turns), spans=model)}
+from tests.unit.layers_generalise_support import span_claims as claims
 
 
 def test_a_person_named_just_before_an_employer_works_there_not_the_speaker():

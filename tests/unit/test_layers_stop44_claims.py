@@ -9,16 +9,8 @@ speaker works), a home or a move said with "we" that is the named partner's too,
 Sentences invented for these tests; each asserts what a user would read on the timeline."""
 from __future__ import annotations
 
-from app.adapters.span_model import installed_span_model
 from app.domain.layers.assertion_text import clean_value
-from app.domain.layers.assertions import extract_all
-from tests.unit.layers_generalise_support import events
-
-
-def claims(*turns: tuple[str, str]) -> set[tuple[str, str, str]]:
-    model = installed_span_model()
-    assert model is not None
-    return {(a.entity, a.attribute, a.value) for a in extract_all(events(*turns), spans=model)}
+from tests.unit.layers_generalise_support import span_claims as claims
 
 
 def test_a_title_in_apposition_is_the_named_persons_job():
