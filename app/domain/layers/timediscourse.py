@@ -34,6 +34,7 @@ from app.domain.timeexpr import MONTH_RE, MONTHS, shift_month, week_span
 M = TypeVar("M", bound=Any)  # timeparse.TimeMention (defined there; this module sits below it)
 
 SITTING = timedelta(hours=6)  # turns this close belong to one sitting: an anchor holds across them
+REMEMBERED_DAYS = 120  # how far ahead a day named in an earlier sitting is still taken up by its bare number
 
 _WD_NAMES = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _SUF = r"(?:st|nd|rd|th)"
@@ -79,6 +80,12 @@ class Discourse:
     span: tuple[date, date] | None = None  # [start, end) of the last date named with its month in the sitting
     last_day: date | None = None  # the last single day named in the sitting, however ("Thursday the 25th")
     stretch: tuple[date, date] | None = None  # [start, end) of the last few days named after it ("the 28th to the 31st")
+    named: tuple[date, ...] = ()  # single days named with their month earlier in the conversation, any sitting
+
+    def remembered(self, day: int, today: date) -> date | None:
+        """A bare "the `day`th" that takes up a day the conversation named with its month in an earlier
+        sitting and that is still ahead: that day (the latest named, within REMEMBERED_DAYS)."""
+        return next((d for d in reversed(self.named) if d.day == day and 0 < (d - today).days <= REMEMBERED_DAYS), None)
 
     def anchored(self, day: int) -> date | None:
         """A bare "the `day`th" that restates the date last named with its month ("the 22nd of November"

@@ -80,7 +80,7 @@ from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, rela
 _YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
 FROM_YEAR_RE = r"\b(?:from|till|around)\s+(?:19|20)\d\d\b(?!\s*(?:[-–/]|to\b|until\b|till\b|and\b)\s*(?:19|20)?\d\d)"
 
-LAYER_VERSION = "timeparse/16"  # what each version changed: bench/data/layers/README.md, "Versions of the time resolver"
+LAYER_VERSION = "timeparse/17"  # what each version changed: bench/data/layers/README.md, "Versions of the time resolver"
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
@@ -340,6 +340,11 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
             own = None if anchor else nth_day(base.date(), day, prefer)  # its own reading
             if anchor is None and not since:
                 anchor = day_reference(text[:s], own[0] if own else None, base.date(), out)
+            if (anchor is None and not since and own is not None and (own[0] - base.date()).days > 0
+                    and named_before(out) is None and (kept := discourse.remembered(day, base.date()))):
+                # read ahead, with nothing in the turn to count from: a day an earlier sitting named with its month
+                # ("the launch is on the 20th of April" ... weeks later: "can we still do the 20th?")
+                anchor = kept
             res = nth_day(anchor, day, "future") if anchor else own
         elif re.fullmatch(FOLLOWING_RE, surface.strip(), re.I) or re.fullmatch(BEFORE_RE, surface.strip(), re.I):
             # "the following Saturday", "the Friday before": from the day named before it

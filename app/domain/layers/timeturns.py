@@ -15,6 +15,7 @@ from app.domain.layers.timediscourse import FEW_DAYS, NO_DISCOURSE, SITTING, THA
 from app.domain.layers.timeparse import TimeMention, resolve_time_expressions
 
 
+NAMED_KEPT = 12  # days named with their month that a later sitting's bare day number may take up
 LOOKBACK = 6  # a query's context reads a leaning turn with at most this many turns before it
 
 # the forms a turn's words leave to the turns before it (timediscourse): a bare day number, "the Friday
@@ -56,6 +57,7 @@ class DateThread:
     anchor: tuple[date, date, datetime] | None = None  # [start, end) of the last date named with its month, when
     last: tuple[date, datetime] | None = None  # the last single day named, when
     stretch: tuple[date, date, datetime] | None = None  # [start, end) of a few days named after it, when
+    named: tuple[date, ...] = ()  # single days named with their month, the last NAMED_KEPT, any sitting
 
     def read(self, text: str, at: datetime) -> tuple[Discourse, list[TimeMention]]:
         """The discourse the turn is read with, and its mentions; then what the turn adds."""
@@ -73,7 +75,7 @@ class DateThread:
         if self.stretch is not None and abs(at - self.stretch[2]) > SITTING:
             self.stretch = None
         return Discourse(self.anchor[:2] if self.anchor else None, self.last[0] if self.last else None,
-                         self.stretch[:2] if self.stretch else None)
+                         self.stretch[:2] if self.stretch else None, self.named)
 
     def learn(self, mentions: Iterable[TimeMention], at: datetime) -> None:
         """What a turn said at `at` settles for the turns after it."""
@@ -84,6 +86,8 @@ class DateThread:
             one_day = m.granularity == "day" and span[1] - span[0] == timedelta(days=1)
             if is_explicit(m.surface) and (span[1] - span[0]).days <= FEW_DAYS:  # a day, a stretch, a third of a month
                 self.anchor = (*span, at)
+                if one_day:
+                    self.named = (*[d for d in self.named if d != span[0]], span[0])[-NAMED_KEPT:]
             if one_day:
                 self.last, self.stretch = (span[0], at), None
             elif few_days(m) is not None:
@@ -93,20 +97,23 @@ class DateThread:
         return {"anchor": [self.anchor[0].isoformat(), self.anchor[1].isoformat(), self.anchor[2].isoformat()]
                 if self.anchor else None,
                 "last": [self.last[0].isoformat(), self.last[1].isoformat()] if self.last else None,
-                "stretch": [x.isoformat() for x in self.stretch] if self.stretch else None}
+                "stretch": [x.isoformat() for x in self.stretch] if self.stretch else None,
+                "named": [d.isoformat() for d in self.named]}
 
     @classmethod
     def from_dict(cls, d: dict) -> "DateThread":
         a, last, st = d.get("anchor"), d.get("last"), d.get("stretch")  # "stretch": since timeparse/8
         return cls((date.fromisoformat(a[0]), date.fromisoformat(a[1]), datetime.fromisoformat(a[2])) if a else None,
                    (date.fromisoformat(last[0]), datetime.fromisoformat(last[1])) if last else None,
-                   (date.fromisoformat(st[0]), date.fromisoformat(st[1]), datetime.fromisoformat(st[2])) if st else None)
+                   (date.fromisoformat(st[0]), date.fromisoformat(st[1]), datetime.fromisoformat(st[2])) if st else None,
+                   tuple(date.fromisoformat(x) for x in d.get("named") or ()))  # "named": since timeparse/17
 
 
 def discourse_to_dict(d: Discourse) -> dict:
     return {"span": [d.span[0].isoformat(), d.span[1].isoformat()] if d.span else None,
             "last_day": d.last_day.isoformat() if d.last_day else None,
-            "stretch": [d.stretch[0].isoformat(), d.stretch[1].isoformat()] if d.stretch else None}
+            "stretch": [d.stretch[0].isoformat(), d.stretch[1].isoformat()] if d.stretch else None,
+            "named": [x.isoformat() for x in d.named]}
 
 
 def discourse_from_dict(d: dict) -> Discourse:
@@ -114,7 +121,8 @@ def discourse_from_dict(d: dict) -> Discourse:
     st = d.get("stretch")
     return Discourse((date.fromisoformat(span[0]), date.fromisoformat(span[1])) if span else None,
                      date.fromisoformat(d["last_day"]) if d.get("last_day") else None,
-                     (date.fromisoformat(st[0]), date.fromisoformat(st[1])) if st else None)
+                     (date.fromisoformat(st[0]), date.fromisoformat(st[1])) if st else None,
+                     tuple(date.fromisoformat(x) for x in d.get("named") or ()))
 
 
 def resolve_turns(turns: Iterable[tuple[str, datetime]]) -> list[tuple[Discourse, list[TimeMention]]]:
