@@ -95,9 +95,12 @@ def embedder_main(argv: Sequence[str] | None = None) -> int:
                     help="cross-fitting: leave out this fold of the train conversations (and every pair whose "
                          "positive is their evidence); the fusion ranker's rows of that fold are collected with it")
     ap.add_argument("--folds", type=int, default=d.folds, help="with --leave-out-fold: how many folds")
+    ap.add_argument("--no-decontaminate", dest="decontaminate", action="store_false",
+                    help="keep pairs that hold a validation question's evidence turn (the v1 release did)")
     a = ap.parse_args(argv)
     cfg = EmbedderConfig(**_run_config(a), batch_size=a.batch_size, hard_negatives=a.hard_negatives,
-                         max_gold=a.max_gold, leave_out_fold=a.leave_out_fold, folds=a.folds)
+                         max_gold=a.max_gold, leave_out_fold=a.leave_out_fold, folds=a.folds,
+                         decontaminate=a.decontaminate)
     return _print_report(train_embedder(cfg, log=lambda m: print(m, flush=True)))
 
 

@@ -63,6 +63,9 @@ class EmbedderConfig:
     # an evidence turn of a left-out question (LongMemEval_S haystacks share sessions)
     leave_out_fold: int | None = None
     folds: int = 2
+    # decontamination: drop every pair whose positive or a negative is, word for word, an evidence turn of a
+    # validation question (LongMemEval_S haystacks reuse sessions across questions of both splits)
+    decontaminate: bool = True
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,26 @@ def leave_out(data: TrainingData, fold: int, folds: int,
     return TrainingData(kept, ids, data.notes + [f"cross-fitting: fold {fold} of {folds} left out"]), held
 
 
+def validation_evidence(data_dir: str | Path, datasets: Sequence[str],
+                        log: Callable[[str], None] = print) -> set[str]:
+    """The texts (as encoded) of every evidence turn of the VALIDATION split's questions: a training pair
+    holding one would teach the embedder a validation answer. Only the evidence is read, never fitted on."""
+    from app.domain.event import embedding_text
+
+    held = load_training_data(data_dir, datasets, "validation", log=lambda _m: None)
+    out: set[str] = set()
+    for conv in held.conversations:
+        by_id = conv.by_id()
+        out |= {embedding_text(by_id[g].content) for qa in conv.questions for g in qa.gold if g in by_id}
+    log(f"decontamination: {len(out)} validation evidence turns")
+    return out
+
+
+def drop_held(pairs: Sequence[Pair], held: set[str]) -> list[Pair]:
+    """`pairs` without those whose positive or any negative is one of the `held` texts."""
+    return [p for p in pairs if p.positive not in held and not any(n in held for n in p.negatives)]
+
+
 def _batch_loss(model, batch: Sequence[Pair]):  # noqa: ANN001, ANN202 - SentenceTransformer, torch tensor
     import torch
 
@@ -175,6 +198,10 @@ def train_embedder(cfg: EmbedderConfig | None = None, log: Callable[[str], None]
     if held:
         kept = [p for p in pairs if p.positive not in held]
         log(f"{len(pairs) - len(kept)} pairs dropped: their positive is evidence in the left-out fold")
+        pairs = kept
+    if cfg.decontaminate and cfg.split == "train":
+        kept = drop_held(pairs, validation_evidence(cfg.data_dir or default_data_dir(), cfg.datasets, log))
+        log(f"{len(pairs) - len(kept)} pairs dropped: a validation question's evidence is in them")
         pairs = kept
     if not pairs:
         raise ValueError("no question with gold evidence in the data: nothing to train on")

@@ -157,3 +157,23 @@ def test_help_names_the_commands_a_user_types_and_the_cross_fitting_options(caps
     with pytest.raises(SystemExit):
         main(["--help"])
     assert capsys.readouterr().out.startswith("usage: palimpsest train-reranker")
+
+
+def test_decontamination_drops_every_pair_that_holds_a_validation_questions_evidence(tmp_path):
+    """A train question and a validation question whose haystacks share the session that answers both (as
+    LongMemEval_S's do): the train pair would teach the embedder the validation answer, so it goes; so does
+    a pair whose negative is that turn. Other pairs stay."""
+    from bench.splits import train_ids, validation_ids
+    from training.data import load_training_data
+    from training.embedder import Pair, drop_held, make_pairs, validation_evidence
+
+    tiny_longmemeval(tmp_path, qids=(train_ids("longmemeval")[0], validation_ids("longmemeval")[0]))
+    train = load_training_data(tmp_path, ("longmemeval",), "train", log=lambda m: None)
+    pairs = make_pairs(train.conversations)
+    assert [p.positive for p in pairs] == ["I bought a blue bike on Sunday."]  # the train question's own pair
+    held = validation_evidence(tmp_path, ("longmemeval",), log=lambda m: None)
+    assert held == {"I bought a blue bike on Sunday."}
+    assert drop_held(pairs, held) == []
+    other = Pair("What do I cook?", "Salt the water well.", ("I bought a blue bike on Sunday.",), "c")
+    clean = Pair("What do I cook?", "Salt the water well.", ("Thanks, the weather is cold today.",), "c")
+    assert drop_held([other, clean], held) == [clean]
