@@ -14,6 +14,8 @@ conversation, the first is 22 November and the second the Friday before it.
   Friday before", "the night before", "the weekend after" count from it.
 - `stretch`: a few days named after that ("the 28th to the 31st", "the weekend after next"): "the Monday",
   "that Saturday" are days of it.
+- `named` (kept across sittings): the last days named with their month ("the 20th of April"). A bare "the 20th"
+  read ahead in a later turn that names no date before it is the latest of them still ahead (`remembered`).
 
 Also here, the forms that only make sense with a month in view: ranges of days ("the 19th to the
 21st", "the 4th to the 8th of May", "the 17th and 18th", "May 4-8"), and a weekday beside the date it
