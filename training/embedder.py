@@ -116,11 +116,18 @@ def make_pairs(convs: Sequence[Conv], hard_negatives: int = 1, max_gold: int = 3
     return out
 
 
+def evidence_texts(conv: Conv) -> set[str]:
+    """The texts, as the service encodes them, of the turns `conv`'s questions cite as evidence."""
+    from app.domain.event import embedding_text
+
+    by_id = conv.by_id()
+    return {embedding_text(by_id[g].content) for qa in conv.questions for g in qa.gold if g in by_id}
+
+
 def leave_out(data: TrainingData, fold: int, folds: int,
               log: Callable[[str], None] = print) -> tuple[TrainingData, set[str]]:
     """`data` without the conversations of cross-fitting `fold` (their ids leave the manifest too), and
     the texts of the left-out questions' evidence turns: no pair may have one of them as its positive."""
-    from app.domain.event import embedding_text
     from training.data import fold_of
 
     if not 0 <= fold < folds:
@@ -132,8 +139,7 @@ def leave_out(data: TrainingData, fold: int, folds: int,
             kept.append(conv)
             continue
         held_ids.add(conv.id)
-        by_id = conv.by_id()
-        held |= {embedding_text(by_id[g].content) for qa in conv.questions for g in qa.gold if g in by_id}
+        held |= evidence_texts(conv)
     ids = {ds: [c for c in got if f"{ds}/{c}" not in held_ids] for ds, got in data.ids.items()}
     log(f"fold {fold} of {folds} left out: {len(held_ids)} conversations, {len(held)} evidence turns")
     return TrainingData(kept, ids, data.notes + [f"cross-fitting: fold {fold} of {folds} left out"]), held
@@ -143,13 +149,8 @@ def validation_evidence(data_dir: str | Path, datasets: Sequence[str],
                         log: Callable[[str], None] = print) -> set[str]:
     """The texts (as encoded) of every evidence turn of the VALIDATION split's questions: a training pair
     holding one would teach the embedder a validation answer. Only the evidence is read, never fitted on."""
-    from app.domain.event import embedding_text
-
     held = load_training_data(data_dir, datasets, "validation", log=lambda _m: None)
-    out: set[str] = set()
-    for conv in held.conversations:
-        by_id = conv.by_id()
-        out |= {embedding_text(by_id[g].content) for qa in conv.questions for g in qa.gold if g in by_id}
+    out = set().union(*(evidence_texts(conv) for conv in held.conversations))
     log(f"decontamination: {len(out)} validation evidence turns")
     return out
 

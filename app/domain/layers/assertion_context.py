@@ -282,6 +282,7 @@ def answered_no(event: LayerEvent, question: str, found: Sequence[Any], before: 
     return []
 
 
+SAID_WITH_WE = re.compile(r"(?i)we\b")  # a claim whose words open with "we" ("we're moving to X"): a couple's or a group's
 _PARTNER_NOUNS = ("husband", "wife", "partner", "boyfriend", "girlfriend", "fiancé", "fiancée", "fiance", "fiancee", "hubby")
 
 
@@ -299,7 +300,7 @@ def with_partner(found: list[Any], partners: dict[tuple[str, str], str], conv: s
                 partners[(conv, a.entity_key)] = b.entity
     out: list[Any] = []
     for a in found:
-        if a.attribute not in ("relationship_status", "lives_in", "moving_to") or not re.match(r"(?i)we\b", a.surface):
+        if a.attribute not in ("relationship_status", "lives_in", "moving_to") or not SAID_WITH_WE.match(a.surface):
             continue
         p = partners.get((conv, a.entity_key)) or next(
             (aliases[k] for k in (f"{a.entity_key}'s {w}" for w in _PARTNER_NOUNS) if aliases and k in aliases), None)
@@ -318,7 +319,7 @@ def as_organisation(found: list[Any], orgs: dict[tuple[str, str], str], said: di
     for a in found:
         if a.attribute == "works_at" and not a.negated and a.entity_key == sp:
             orgs[(conv, sp)] = a.value
-        elif re.match(r"(?i)we\b", a.surface) and a.entity_key not in speakers and "'" not in a.entity:
+        elif SAID_WITH_WE.match(a.surface) and a.entity_key not in speakers and "'" not in a.entity:
             orgs[(conv, sp)] = a.entity
     org = orgs.get((conv, sp))
     if not org:

@@ -30,8 +30,8 @@ from app.domain.layers.assertion_rules import (  # noqa: F401  (re-exported: cal
 )
 from app.domain.layers.assertion_anchored import anchored_claims, colleague_claims
 from app.domain.layers.assertion_claims import CrossClaims
-from app.domain.layers.assertion_context import (answered_no, as_organisation, elided_reply, last_place, resolve_here,
-                                                 same_name, with_partner)
+from app.domain.layers.assertion_context import (SAID_WITH_WE, answered_no, as_organisation, elided_reply, last_place,
+                                                 resolve_here, same_name, with_partner)
 from app.domain.layers.assertion_dates import SENTENCE_END, stated_day
 from app.domain.layers.assertion_derived import (address, framed_occupation, implied_and_known, kind_near,
                                                  relation_antecedent, settle_found)
@@ -58,7 +58,6 @@ _UNNAMED = {"plan": "planned", "works_at": "job", "moving_to": "move"}  # the va
 _NOUN_PHRASE = re.compile(r"(?i)(?:my|our|his|her|their)\s+[\w\- ]+")
 _IMPLIED_STATUS = {"husba": "married", "wife": "married", "fianc": "engaged"}
 _ORG_ROLE = re.compile(r"(?:university|uni|college|employer|company|firm|gym|choir|band|church)$")
-_WE = re.compile(r"(?i)we\b")  # a claim said with "we" (the partner's copy too): the person talked about is not its holder
 _YOU_NEAR = re.compile(r"(?i)\byou(?:['’](?:re|ve|d|ll))?\b|\byour\b|\bglad\b|\bhope\b|\bcongrat")
 _TERMS = frozenset("full-time part-time freelance self-employed locum relief agency permanent temporary".split())
 _NOT_PLACES = frozenset("bed work school church class practice lunch dinner breakfast sleep town year grade form room level "
@@ -406,14 +405,15 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
             found += known.named(learned_claims(e, found, spans, speakers[e.conversation_id], len(found), addressee), persons)
         found += with_partner(found, partners, e.conversation_id, len(found), known.aliases)
         found = as_organisation(found, orgs, said, e.conversation_id, e.speaker, speakers[e.conversation_id])
+        speaker_said = said.get((e.conversation_id, norm_name(e.speaker)), [])
         if context and asker != e.speaker and negative_answer(context, e.content):
-            found += answered_no(e, context, found, said.get((e.conversation_id, norm_name(e.speaker)), []))
+            found += answered_no(e, context, found, speaker_said)
         # a change or an ending of what the speaker said before ("from chemistry to physics", "I cancelled X")
-        found += anchored_claims(e, found, said.get((e.conversation_id, norm_name(e.speaker)), []),
-                                 lambda name, c=e.conversation_id: said.get((c, norm_name(name)), []))
-        found += colleague_claims(e, found, said.get((e.conversation_id, norm_name(e.speaker)), []))  # "my colleague Jo"
+        found += anchored_claims(e, found, speaker_said, lambda name, c=e.conversation_id: said.get((c, norm_name(name)), []))
+        found += colleague_claims(e, found, speaker_said)  # "my colleague Jo"
+        # the person talked about next: not a claim said with "we" (the partner's copy is not who the talk is about)
         focus[e.conversation_id] = next((a.entity for a in reversed(found) if "'" not in a.entity and " " not in a.entity
-                                         and norm_name(a.entity) not in speakers[e.conversation_id] and not _WE.match(a.surface)),
+                                         and norm_name(a.entity) not in speakers[e.conversation_id] and not SAID_WITH_WE.match(a.surface)),
                                         focus.get(e.conversation_id, ""))
         for a in found:
             if implied_and_known(a.entity_key, a.attribute, a.value, a.surface, said.get((e.conversation_id, a.entity_key), [])) \
