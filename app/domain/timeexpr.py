@@ -42,6 +42,14 @@ _PAST = ("last", "past", "this past", "previous")
 # ------------------------------------------------------------------ spans
 
 
+
+def next_weekday(ref: date, wd: int) -> date:
+    """"next Friday" (`wd`: Monday 0) said on `ref`: the coming one when it falls in the next week (Monday to
+    Sunday), else the one a week after it ("next Thursday" said on a Monday is ten days on, "this Thursday" three)."""
+    d = ref + timedelta(days=(wd - ref.weekday()) % 7 or 7)
+    return d + timedelta(days=7) if d.isocalendar()[:2] == ref.isocalendar()[:2] else d
+
+
 def day_span(d: date) -> Span:
     return d, d + timedelta(days=1)
 
@@ -277,7 +285,7 @@ def _resolve_atom(kind: str, m: re.Match[str], ref: date, future: bool = False) 
         if kind == "weekday":
             which, wd = re.sub(r"\s+", " ", g[0].lower()), WEEKDAYS[g[1].lower()]
             if which == "next":
-                d = ref + timedelta(days=(wd - ref.weekday()) % 7 or 7)
+                d = next_weekday(ref, wd)
             else:  # last / past / this / on: the most recent one before the reference
                 d = ref - timedelta(days=(ref.weekday() - wd) % 7 or 7)
             return day_span(d)

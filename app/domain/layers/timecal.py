@@ -11,7 +11,8 @@ import re
 from datetime import date, timedelta
 from typing import Literal
 
-from app.domain.layers.timeforms import EASTER_DAYS, EASTER_RE, NUMBER_RE, easter_day
+from app.domain.layers.holidays import HOLIDAY_RE, holiday_day, holiday_key
+from app.domain.layers.timeforms import NUMBER_RE
 from app.domain.timeexpr import (
     MONTH_RE,
     MONTHS,
@@ -35,18 +36,7 @@ _SEASON = r"(?:summer|winter|spring|fall|autumn)"
 _MONTH_CAP = MONTH_RE
 _ORD = ORD_RE
 _PART = r"early|mid|middle\s+of|late|end\s+of|beginning\s+of|start\s+of"
-# fixed-date holidays (month, day); Thanksgiving (US) and Black Friday (the day after it, day -1) are computed; an
-# apostrophe may be left out or curled
-_HOLIDAYS = {"christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25), "new year's eve": (12, 31),
-             "hogmanay": (12, 31), "new year's day": (1, 1), "new year": (1, 1), "halloween": (10, 31), "hallowe'en": (10, 31),
-             "valentine's day": (2, 14), "valentine's": (2, 14), "independence day": (7, 4), "april fools' day": (4, 1),
-             "april fool's day": (4, 1), "the fourth of july": (7, 4), "fourth of july": (7, 4), "thanksgiving": (11, 0),
-             "boxing day": (12, 26), "bonfire night": (11, 5), "guy fawkes night": (11, 5), "st patrick's day": (3, 17),
-             "st. patrick's day": (3, 17), "saint patrick's day": (3, 17), "st paddy's day": (3, 17), "paddy's day": (3, 17),
-             "xmas": (12, 25), "xmas day": (12, 25), "xmas eve": (12, 24), "black friday": (11, -1)}
-# "New Year" alone is the holiday only after a preposition ("since New Year"), not "Happy new year" (timewords)
-_HOLIDAY = "|".join(re.escape(h).replace("'", "['’]?") for h in sorted(_HOLIDAYS, key=len, reverse=True)
-                    if h != "new year") + "|" + EASTER_RE
+_HOLIDAY = HOLIDAY_RE  # the names `holidays` knows the day of
 
 # words before a month that spend it: "spent August there", "all December"
 _SPAN_VERB = r"spent|spend|spending|all|whole|through|throughout|over|across|into"
@@ -97,8 +87,8 @@ _PAST_SAME = re.compile(
 )
 # An arrangement is about what is still to come even when told in the past: "confirmed us for May 17",
 # "my flight on October 12 was cancelled"
-_ARRANGED = re.compile(r"\b(?:confirm(?:ed|s)?|book(?:ed|s)?|roster(?:ed|s)?|cancel(?:l?ed|s)?|postpone[ds]?|reschedul(?:ed|es|e)|"
-                       r"rent(?:ed|s)?|reserve[ds]?|"  # not "hire": "April hires" is a noun
+_ARRANGED = re.compile(r"\b(?:confirm(?:ed|s)?|book(?:ed)?|roster(?:ed|s)?|cancel(?:l?ed|s)?|postpone[ds]?|reschedul(?:ed|es|e)|"
+                       r"rent(?:ed)?|reserve[ds]?|"  # not "hire", "books", "rents": "April hires", "sorting books" are nouns
                        r"arrange[ds]?|schedul(?:ed|es|e)|pencill?ed)\b", re.I)
 # a capitalised word in -ed inside a sentence (after a lower-case word) is a name ("the Red Lion", "Drowned
 # Abbey"), not a verb told in the past
@@ -303,19 +293,12 @@ def calendar_span(expr: str, base_day: date, prefer: str) -> tuple[date, date, d
         return s, s, e, "season", f"{m.group(1).lower()} {s.year}"
     m = re.fullmatch(rf"(?:on )?({_HOLIDAY}|new year)(?: ((?:19|20)\d\d)| (last|next|this) year)?", text, re.I)
     if m:
-        key = m.group(1).lower().replace("’", "'")
-        key = next((k for k in _HOLIDAYS if re.fullmatch(re.escape(k).replace("'", "'?"), key)), key)
-        mo, dd = _HOLIDAYS.get(key, (0, 0))
-        if not mo and key not in EASTER_DAYS:
+        key = holiday_key(m.group(1))
+        if key is None:
             return None
 
         def day_of(y: int) -> date:
-            if key in EASTER_DAYS:
-                return easter_day(key, y)
-            if dd > 0:
-                return date(y, mo, dd)
-            first = date(y, 11, 1)  # Thanksgiving: the fourth Thursday of November; Black Friday the day after
-            return first + timedelta(days=(3 - first.weekday()) % 7 + 21 + (dd < 0))
+            return holiday_day(key, y)
 
         if m.group(2) or m.group(3):  # "Christmas 2023", "Easter last year"
             d = day_of(int(m.group(2)) if m.group(2) else base_day.year + {"last": -1, "next": 1}.get(m.group(3).lower(), 0))

@@ -75,12 +75,12 @@ from app.domain.layers.timediscourse import (BEFORE_RE, NO_DISCOURSE, RANGE_RE, 
 from app.domain.layers.timewords import (LATE_PATTERNS, LOWER_ALONE_RE, SEASON_EVENTS, WORD_PATTERNS, cap_months,
                                          told_as_past, word_span)
 from app.domain.layers.timeyear import pick_reading
-from app.domain.timeexpr import SEASON_MONTHS, grain_span, relative_season, relative_weekend, year_span
+from app.domain.timeexpr import SEASON_MONTHS, grain_span, next_weekday, relative_season, relative_weekend, year_span
 
 _YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
 FROM_YEAR_RE = r"\b(?:from|till|around)\s+(?:19|20)\d\d\b(?!\s*(?:[-–/]|to\b|until\b|till\b|and\b)\s*(?:19|20)?\d\d)"
 
-LAYER_VERSION = "timeparse/17"  # what each version changed: bench/data/layers/README.md, "Versions of the time resolver"
+LAYER_VERSION = "timeparse/18"  # what each version changed: bench/data/layers/README.md, "Versions of the time resolver"
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
@@ -96,6 +96,8 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(RECURRING_RE, re.I), "recurring"),  # taken so its weekday is not read as a date, then dropped
     (re.compile(DAY_WORD_RE), "absolute"),
     (re.compile(DECADE_RE, re.I), "absolute"),
+    # a holiday named by its month, before the months take the month ("the August bank holiday")
+    (re.compile(r"\b(?:on\s+)?(?:early\s+may|late\s+may|august|spring)\s+bank\s+holiday\b(?!\s+weekend)", re.I), "relative"),
     (re.compile(rf"\b(?:on\s+)?{_WD},?\s+(?:(?:the\s+)?{_ORD}\s+(?:of\s+)?{_MONTH_CAP}|{_MONTH_CAP}\s+{_ORD}\b|the\s+{_ORD}\b|\d{{1,2}}(?:st|nd|rd|th)\b)(?:,?\s+(?:19|20)\d\d\b)?", re.I), "absolute"),
     (re.compile(r"\b(?:19|20)\d\d-[01]\d-[0-3]\d\b"), "absolute"),
     (re.compile(rf"\b(?:on\s+)?(?:the\s+)?{_ORD}\s+(?:of\s+)?{_MONTH_CAP}(?:,?\s+(?:19|20)\d\d\b|{_YEAR_WORD})?\b"), "absolute"),
@@ -234,6 +236,10 @@ def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date,
         return s, s, e, "week"
     if prefer == "nearest":
         prefer = "past"
+    nw = re.fullmatch(rf"(?:on\s+)?next\s+({_WD})", low)
+    if nw:  # "next Thursday" said on a Monday: next week's (`next_weekday`); "this coming Thursday" is the coming one
+        d = next_weekday(base_day, weekday_num(nw.group(1)))
+        return d, d, d + timedelta(days=1), "day"
     low = re.sub(r"^(?:this|the) coming ", "coming ", low)  # "this coming Friday": the coming one
     expr = re.sub(r"(?i)^(?:this|the)\s+coming\s+", "next ", expr.strip())
     low = re.sub(r"^(on|the)\s+", "", low)
@@ -274,6 +280,19 @@ def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date,
     # "last May" said in May means a year back; dateparser's 'past' preference already picks that.
     s, e = grain_span(d, gran)
     return d, s, e, gran
+
+
+# A holiday named with no tense either way a few weeks after it is that one ("A vet. On Valentine's Day!", "one page
+# on New Year's Day", said in the days after), not next year's; any other is the coming one. Fitted on dev.
+JUST_PAST_DAYS = 31
+
+
+def just_past_holiday(surface: str, today: date) -> bool:
+    if not re.fullmatch(rf"(?i)(?:on\s+)?(?:{_HOLIDAY})|(?:(?:over|at|on|during)\s+)?(?:the\s+)?(?:whole\s+)?easter\s+weekend",
+                        surface.strip()):
+        return False
+    past = _resolve_cached(surface, today, "past")
+    return past is not None and 0 < (today - past[1]).days <= JUST_PAST_DAYS
 
 
 def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = NO_DISCOURSE) -> list[TimeMention]:
@@ -331,7 +350,7 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
         else:  # a bare weekday, month, season or holiday: the tense of its own sentence decides
             tense = tense_around(text, s, e)
             # no tense at all (present: "the demo is on Friday", "I start on June 12"): the coming one
-            prefer = tense or "future"
+            prefer = tense or ("past" if just_past_holiday(surface, base.date()) else "future")
         since = re.search(r"(?i)\bsince\s+$", text[max(0, s - 8):s]) is not None or low.startswith("since ")  # "since the 3rd", "since Friday", "since the autumn"
         nth = re.fullmatch(r"(?:on\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)", ordinals_to_digits(surface.strip()), re.I)
         if nth:  # "on August 10 and back on the 24th": the month of the day named before it

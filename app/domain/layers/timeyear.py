@@ -9,7 +9,8 @@ import re
 from datetime import date, timedelta
 from typing import Callable
 
-from app.domain.layers.timecal import _HOLIDAY, _MONTH_CAP, _SEASON, _SPAN_VERB, sentence_around, tense_around
+from app.domain.layers.timecal import (_HOLIDAY, _MONTH_CAP, _SEASON, _SPAN_VERB, sentence_around, sentence_tense,
+                                       tense_around)
 from app.domain.layers.timediscourse import is_explicit
 
 Reading = tuple  # what timeparse._resolve_cached gives: (date, start, end, granularity[, label])
@@ -32,20 +33,32 @@ def no_year_date(surface: str) -> bool:
 # ("said it would be in January", "asked if we'd do a gig in December", "can we do it in January?"); without one
 # it is the past one ("she came with me in January")
 _NOT_YET = re.compile(r"(?i)\b(?:would|could|might|can|will|shall|should|if|going\s+to)\b|['’](?:d|ll)\b|\?")
+# ... nor is "in <month>" told in the past where the month is that of a thing offered ("offered me a trial week in
+# August", "suggested a coffee in January"; not "we played a gig there in March"), or where no past verb stands in
+# the NEAR_WORDS before it ("signed up for the workshop Dagný's running in February", "got the grant for the
+# conference in Montréal in September"; not "she came with me in January", "we played there in March"). Fitted on dev.
+_THING_ARRANGED = re.compile(r"(?i)\b(?:offer|suggest|propos|promis|invit)(?:e|es|ed|ing|s)?\b[^.!?,;]{0,30}\b(?:a|an)\s"
+                             r"[^.!?,;]{0,40}$")
+NEAR_WORDS = 5
 
 
 def arranged_month(surface: str, sentence: str) -> bool:
     """A month or season named without its year or a word that places it, in a sentence that names no year either
     ("for September", "slipped to July", "the end of March"; "in January" only where `_NOT_YET` holds): one whose
-    coming reading may stand for a past-tense sentence (`coming_if_far`). Not "last July", "July 2024", "since
-    the autumn", nor "their 2023 campaign launched in July"."""
+    coming reading may stand for a past-tense sentence (`coming_if_far`); "in January" also where the month is a
+    thing offered or no past verb stands just before it (`_THING_ARRANGED`, `NEAR_WORDS`). Not "last July", "July
+    2024", "since the autumn", nor "their 2023 campaign launched in July"."""
     if re.search(r"\d", surface) or re.search(r"(?i)\b(?:last|next|this|past|ago|coming)\b", surface):
         return False
     if not (is_explicit(surface) or re.search(r"(?i)\b(?:spring|summer|autumn|fall|winter)\b", surface)):
         return False
     if re.search(r"\b(?:19|20)\d\d\b", sentence):
         return False
-    return not re.match(r"(?i)(?:in|during)\b", surface) or _NOT_YET.search(sentence) is not None
+    if not re.match(r"(?i)(?:in|during)\b", surface) or _NOT_YET.search(sentence) is not None:
+        return True
+    at = sentence.find(surface)
+    return at > 0 and (_THING_ARRANGED.search(sentence[:at]) is not None
+                       or sentence_tense(" ".join(sentence[:at].split()[-NEAR_WORDS:])) != "past")
 
 
 def starts_from(text: str, start: int, end: int) -> bool:
