@@ -75,3 +75,18 @@ def test_next_weekday_is_next_weeks_when_the_coming_one_falls_this_week():
 def test_books_is_a_noun_not_an_arrangement():
     assert span_of("Easter weekend", "I spent the whole Easter weekend sorting books into boxes.", at(2026, 4, 9)) == \
         ("2026-04-04", "2026-04-06")
+
+
+def test_a_stretch_or_week_of_a_named_month_told_in_the_past_is_the_coming_one_when_the_last_is_far_back():
+    jan_2025 = at(2025, 1, 12)
+    assert span_of("the 9th to the 11th of May", "I was thinking the 9th to the 11th of May for the reunion.", jan_2025) == \
+        ("2025-05-09", "2025-05-12")
+    assert span_of("the last week of March", "The van was booked for the last week of March.", at(2025, 2, 10)) == \
+        ("2025-03-25", "2025-04-01")
+    assert span_of("the last week of August", "Dad finally said yes to the last week of August.", at(2023, 7, 10)) == \
+        ("2023-08-25", "2023-09-01")
+    # a stretch just behind, told in the past, stays behind; so does one named with its year
+    assert span_of("the 2nd to the 5th of January", "We were away the 2nd to the 5th of January.", jan_2025) == \
+        ("2025-01-02", "2025-01-06")
+    assert span_of("the 9th to the 11th of May", "We stayed there the 9th to the 11th of May.", at(2025, 9, 1)) == \
+        ("2025-05-09", "2025-05-12")

@@ -74,7 +74,7 @@ from app.domain.layers.timediscourse import (BEFORE_RE, NO_DISCOURSE, RANGE_RE, 
                                              range_days, range_span, that_span, weekday_named_before)
 from app.domain.layers.timewords import (LATE_PATTERNS, LOWER_ALONE_RE, SEASON_EVENTS, WORD_PATTERNS, cap_months,
                                          told_as_past, word_span)
-from app.domain.layers.timeyear import pick_reading
+from app.domain.layers.timeyear import far_past, pick_reading
 from app.domain.timeexpr import SEASON_MONTHS, grain_span, next_weekday, relative_season, relative_weekend, year_span
 
 _YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
@@ -312,6 +312,9 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
             own = None if anchor else range_span(surface, base.date(), prefer, None)  # its own reading
             anchor = anchor or day_reference(text[:s], own[0] if own else None, base.date(), out, any_explicit=True)
             rng = range_span(surface, base.date(), prefer, anchor) if anchor else own
+            if rng is not None and prefer == "past" and first and first[2] is not None:  # "... the 9th to the 11th of May"
+                ahead = range_span(surface, base.date(), "future", None)
+                rng = ahead if ahead is not None and far_past(base.date(), rng[0], ahead[0]) else rng
             if rng is not None:
                 out.append(TimeMention(surface, s, e, "absolute", True, rng[0].isoformat(), rng[0].isoformat(),
                                        rng[1].isoformat(), "day", rng[2]))

@@ -61,6 +61,17 @@ def arranged_month(surface: str, sentence: str) -> bool:
                        or sentence_tense(" ".join(sentence[:at].split()[-NEAR_WORDS:])) != "past")
 
 
+# a week of a named month ("the last week of March", "the first weekend in May")
+_MONTH_WEEK = re.compile(rf"(?i)(?:(?:in|during|for|over|on|at|till|until|by)\s+)?(?:the\s+)?(?:first|second|third|fourth|last|"
+                         rf"final)\s+(?:two\s+)?week(?:end)?s?\s+(?:of|in)\s+{_MONTH_CAP}")
+
+
+def month_week(surface: str, sentence: str) -> bool:
+    """A week of a named month without its year, in a sentence that names no year: told in the past, its coming
+    reading may stand (`coming_if_far`), as an arranged month's ("Graham said yes to the last week of August")."""
+    return _MONTH_WEEK.fullmatch(surface.strip()) is not None and re.search(r"\b(?:19|20)\d\d\b", sentence) is None
+
+
 def starts_from(text: str, start: int, end: int) -> bool:
     """"from <month>" as a start ("teaching from September"), not a comparison ("down 15% from April's",
     "an increase from August") nor the start of a stretch ("from April to July": `joined_ranges`)."""
@@ -78,13 +89,19 @@ def holiday(surface: str, before: str) -> bool:
         and re.fullmatch(rf"(?i)(?:(?:for|till|until|by|before|after)\s+)?(?:{_HOLIDAY})", surface.strip()) is not None
 
 
+def far_past(base: date, past_start: date, coming_start: date) -> bool:
+    """A past reading starting over `FAR_PAST_DAYS` before `base` whose coming one starts at most `SOON_DAYS` after
+    it: the coming one is meant (a day and month, an arranged month, a stretch of days of a named month)."""
+    return (base - past_start).days > FAR_PAST_DAYS and 0 <= (coming_start - base).days <= SOON_DAYS
+
+
 def coming_if_far(base: date, past: tuple, ahead: Callable[[], tuple | None]) -> tuple:
     """The past reading `past` (date, start, end, ...) of a day and month, or the coming one (`ahead()`) when
-    the past one is over `FAR_PAST_DAYS` back and the coming one at most `SOON_DAYS` ahead."""
+    `far_past` says so."""
     if (base - past[1]).days <= FAR_PAST_DAYS:
         return past
     coming = ahead()
-    return coming if coming is not None and 0 <= (coming[1] - base).days <= SOON_DAYS else past
+    return coming if coming is not None and far_past(base, past[1], coming[1]) else past
 
 
 def nearest(surface: str, base: date, resolve: Resolve) -> Reading | None:
@@ -101,7 +118,8 @@ def pick_reading(surface: str, text: str, s: int, e: int, base: date, prefer: st
     """The reading of `surface` (at `s`:`e` of `text`, said on `base`) in the direction `prefer`, or the nearer
     one where that is what it means: no tense either way, "for the winter", a record ("the October takings", unless
     told as future), "from September" told in the past or not a start (`starts_from`). A past reading of a day and
-    month, or of an arranged month (`arranged_month`), that lies far back gives way to a coming one close ahead."""
+    month, of an arranged month (`arranged_month`) or of a week of a month (`month_week`) that lies far back gives way
+    to a coming one close ahead."""
     if prefer == "nearest" or re.match(rf"(?i)for\s+(?:the\s+)?{_SEASON}\b", surface) \
             or (re.match(rf"(?i)from\s+{_MONTH_CAP}\b", surface) and (prefer == "past" or not starts_from(text, s, e))) \
             or (re.fullmatch(rf"(?:the|your|my|our|their|his|her)\s+{_MONTH_CAP}", surface.strip())
@@ -110,6 +128,7 @@ def pick_reading(surface: str, text: str, s: int, e: int, base: date, prefer: st
     res = resolve(surface, base, prefer)
     if prefer == "past" and res is not None and (res[3] == "day" and (no_year_date(surface) or holiday(surface, text[:s]))
                                                  or res[3] in ("month", "season")
-                                                 and not since and arranged_month(surface, sentence_around(text, s, e))):
+                                                 and not since and arranged_month(surface, sentence_around(text, s, e))
+                                                 or res[3] == "week" and month_week(surface, sentence_around(text, s, e))):
         res = coming_if_far(base, res, lambda: resolve(surface, base, "future"))
     return res
