@@ -3,7 +3,8 @@ resolver (`timecal.calendar_span`; `HOLIDAY_RE` is what its patterns find). Fixe
 counted in a month ("Labor Day": the first Monday of September; "Memorial Day": the last Monday of May) and days
 counted from Easter ("Good Friday", "Mothering Sunday"). Where a name means different days in different countries
 it is the most common reading or left out: "the August bank holiday" is England's (the last Monday of August);
-"Mother's Day" (the UK's in Lent, the US's in May) is not here. Pure data and date arithmetic, no I/O.
+"Mother's Day" (the UK's in Lent, the US's in May) and "Labour Day" (1 May in most of the world, September in
+Canada) are not here. Pure data and date arithmetic, no I/O.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ FIXED = {"christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12,
          "veterans day": (11, 11), "veterans' day": (11, 11), "remembrance day": (11, 11)}
 # (month, weekday with Monday 0, which one: 1 the first ... -1 the last) and days after it
 COUNTED = {"thanksgiving": (11, 3, 4, 0), "black friday": (11, 3, 4, 1), "labor day": (9, 0, 1, 0),
-           "labour day": (9, 0, 1, 0), "memorial day": (5, 0, -1, 0), "mlk day": (1, 0, 3, 0),
+           "memorial day": (5, 0, -1, 0), "mlk day": (1, 0, 3, 0),
            "martin luther king day": (1, 0, 3, 0), "martin luther king jr. day": (1, 0, 3, 0),
            "martin luther king jr day": (1, 0, 3, 0), "presidents' day": (2, 0, 3, 0), "president's day": (2, 0, 3, 0),
            "presidents day": (2, 0, 3, 0), "father's day": (6, 6, 3, 0), "fathers' day": (6, 6, 3, 0),
