@@ -90,3 +90,14 @@ def test_a_stretch_or_week_of_a_named_month_told_in_the_past_is_the_coming_one_w
         ("2025-01-02", "2025-01-06")
     assert span_of("the 9th to the 11th of May", "We stayed there the 9th to the 11th of May.", at(2025, 9, 1)) == \
         ("2025-05-09", "2025-05-12")
+
+
+def test_the_query_reads_next_weekday_as_the_layers_do():
+    from datetime import datetime
+
+    from app.domain.timeexpr import resolve_time_window
+
+    window, _ = resolve_time_window("What is planned for next Thursday?", datetime(2025, 2, 3, 10))  # a Monday
+    assert (window[0].date().isoformat(), window[1].date().isoformat()) == ("2025-02-13", "2025-02-14")
+    window, _ = resolve_time_window("What is planned for next Thursday?", datetime(2025, 2, 7, 10))  # a Friday
+    assert (window[0].date().isoformat(), window[1].date().isoformat()) == ("2025-02-13", "2025-02-14")

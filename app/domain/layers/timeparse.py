@@ -288,6 +288,7 @@ JUST_PAST_DAYS = 31
 
 
 def just_past_holiday(surface: str, today: date) -> bool:
+    """A holiday (or the Easter weekend) whose last occurrence is at most JUST_PAST_DAYS before `today`."""
     if not re.fullmatch(rf"(?i)(?:on\s+)?(?:{_HOLIDAY})|(?:(?:over|at|on|during)\s+)?(?:the\s+)?(?:whole\s+)?easter\s+weekend",
                         surface.strip()):
         return False

@@ -35,8 +35,8 @@ def no_year_date(surface: str) -> bool:
 _NOT_YET = re.compile(r"(?i)\b(?:would|could|might|can|will|shall|should|if|going\s+to)\b|['’](?:d|ll)\b|\?")
 # ... nor is "in <month>" told in the past where the month is that of a thing offered ("offered me a trial week in
 # August", "suggested a coffee in January"; not "we played a gig there in March"), or where no past verb stands in
-# the NEAR_WORDS before it ("signed up for the workshop Dagný's running in February", "got the grant for the
-# conference in Montréal in September"; not "she came with me in January", "we played there in March"). Fitted on dev.
+# the NEAR_WORDS before it ("signed up for the workshop she's running in February", "got the grant for the
+# conference in Lisbon in September"; not "she came with me in January", "we played there in March"). Fitted on dev.
 _THING_ARRANGED = re.compile(r"(?i)\b(?:offer|suggest|propos|promis|invit)(?:e|es|ed|ing|s)?\b[^.!?,;]{0,30}\b(?:a|an)\s"
                              r"[^.!?,;]{0,40}$")
 NEAR_WORDS = 5
@@ -68,7 +68,7 @@ _MONTH_WEEK = re.compile(rf"(?i)(?:(?:in|during|for|over|on|at|till|until|by)\s+
 
 def month_week(surface: str, sentence: str) -> bool:
     """A week of a named month without its year, in a sentence that names no year: told in the past, its coming
-    reading may stand (`coming_if_far`), as an arranged month's ("Graham said yes to the last week of August")."""
+    reading may stand (`coming_if_far`), as an arranged month's ("Dad said yes to the last week of August")."""
     return _MONTH_WEEK.fullmatch(surface.strip()) is not None and re.search(r"\b(?:19|20)\d\d\b", sentence) is None
 
 
