@@ -42,7 +42,6 @@ _PAST = ("last", "past", "this past", "previous")
 # ------------------------------------------------------------------ spans
 
 
-
 def next_weekday(ref: date, wd: int) -> date:
     """"next Friday" (`wd`: Monday 0) said on `ref`: the coming one when it falls in the next week (Monday to
     Sunday), else the one a week after it ("next Thursday" said on a Monday is ten days on, "this Thursday" three)."""

@@ -35,11 +35,11 @@ FROM_EASTER = {**EASTER_DAYS, "mothering sunday": -21, "shrove tuesday": -47, "p
                "ash wednesday": -46, "palm sunday": -7, "maundy thursday": -3, "whit sunday": 49, "pentecost": 49,
                "whit monday": 50}
 
-# "New Year" alone is the holiday only after a preposition ("since New Year"), not "Happy new year" (timewords)
-HOLIDAY_RE = "|".join(re.escape(h).replace("'", "['’]?") for h in sorted({*FIXED, *COUNTED, *FROM_EASTER} - {"new year"},
-                                                                      key=len, reverse=True) if h not in EASTER_DAYS) \
-    + "|" + EASTER_RE
 _NAMES = {*FIXED, *COUNTED, *FROM_EASTER}
+# "New Year" alone is the holiday only after a preposition ("since New Year"), not "Happy new year" (timewords);
+# Easter's own days are EASTER_RE's
+HOLIDAY_RE = "|".join(re.escape(h).replace("'", "['’]?") for h in sorted(_NAMES - {"new year"} - set(EASTER_DAYS),
+                                                                      key=len, reverse=True)) + "|" + EASTER_RE
 
 
 def holiday_key(text: str) -> str | None:

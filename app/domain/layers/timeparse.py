@@ -287,10 +287,12 @@ def _resolve_cached(expr: str, base_day: date, prefer: str) -> tuple[date, date,
 JUST_PAST_DAYS = 31
 
 
+_HOLIDAY_ALONE = re.compile(rf"(?i)(?:on\s+)?(?:{_HOLIDAY})|(?:(?:over|at|on|during)\s+)?(?:the\s+)?(?:whole\s+)?easter\s+weekend")
+
+
 def just_past_holiday(surface: str, today: date) -> bool:
     """A holiday (or the Easter weekend) whose last occurrence is at most JUST_PAST_DAYS before `today`."""
-    if not re.fullmatch(rf"(?i)(?:on\s+)?(?:{_HOLIDAY})|(?:(?:over|at|on|during)\s+)?(?:the\s+)?(?:whole\s+)?easter\s+weekend",
-                        surface.strip()):
+    if not _HOLIDAY_ALONE.fullmatch(surface.strip()):
         return False
     past = _resolve_cached(surface, today, "past")
     return past is not None and 0 < (today - past[1]).days <= JUST_PAST_DAYS

@@ -40,6 +40,7 @@ _NOT_YET = re.compile(r"(?i)\b(?:would|could|might|can|will|shall|should|if|goin
 _THING_ARRANGED = re.compile(r"(?i)\b(?:offer|suggest|propos|promis|invit)(?:e|es|ed|ing|s)?\b[^.!?,;]{0,30}\b(?:a|an)\s"
                              r"[^.!?,;]{0,40}$")
 NEAR_WORDS = 5
+_A_YEAR = re.compile(r"\b(?:19|20)\d\d\b")  # a sentence naming a year settles which one its month is
 
 
 def arranged_month(surface: str, sentence: str) -> bool:
@@ -52,7 +53,7 @@ def arranged_month(surface: str, sentence: str) -> bool:
         return False
     if not (is_explicit(surface) or re.search(r"(?i)\b(?:spring|summer|autumn|fall|winter)\b", surface)):
         return False
-    if re.search(r"\b(?:19|20)\d\d\b", sentence):
+    if _A_YEAR.search(sentence):
         return False
     if not re.match(r"(?i)(?:in|during)\b", surface) or _NOT_YET.search(sentence) is not None:
         return True
@@ -69,7 +70,7 @@ _MONTH_WEEK = re.compile(rf"(?i)(?:(?:in|during|for|over|on|at|till|until|by)\s+
 def month_week(surface: str, sentence: str) -> bool:
     """A week of a named month without its year, in a sentence that names no year: told in the past, its coming
     reading may stand (`coming_if_far`), as an arranged month's ("Dad said yes to the last week of August")."""
-    return _MONTH_WEEK.fullmatch(surface.strip()) is not None and re.search(r"\b(?:19|20)\d\d\b", sentence) is None
+    return _MONTH_WEEK.fullmatch(surface.strip()) is not None and _A_YEAR.search(sentence) is None
 
 
 def starts_from(text: str, start: int, end: int) -> bool:
