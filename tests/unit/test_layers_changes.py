@@ -6,7 +6,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from app.domain.layers.assertions import extract_all, extract_assertions, tool_kind
+from app.domain.layers.assertion_text import tool_kind
+from app.domain.layers.assertions import extract_all, extract_assertions
 from app.domain.layers.consolidation import LiveTimeline, build_timeline, current_values
 from app.domain.layers.events import LayerEvent
 

@@ -19,10 +19,6 @@ from typing import Iterable, Sequence
 
 from app.domain.layers.assertion_rules import (  # noqa: F401  (re-exported: callers read the vocabulary here)
     MULTI_VALUED_PREFIXES,
-    PROPER,
-    OCCUPATIONS,
-    ACTIVITIES,
-    HABIT,
     PETS,
     RELATION_NOUNS,
     RULES,
@@ -33,19 +29,18 @@ from app.domain.layers.assertion_claims import CrossClaims
 from app.domain.layers.assertion_context import (SAID_WITH_WE, answered_no, as_organisation, elided_reply, last_place,
                                                  resolve_here, same_name, with_partner)
 from app.domain.layers.assertion_dates import SENTENCE_END, stated_day
-from app.domain.layers.assertion_derived import (address, framed_occupation, implied_and_known, kind_near,
-                                                 relation_antecedent, settle_found)
+from app.domain.layers.assertion_derived import implied_and_known, relation_antecedent, settle_found
 from app.domain.layers.assertion_entities import EntityNames
 from app.domain.layers.assertion_grammar import clause_subject
-from app.domain.layers.assertion_forms import PLAN_KIND as _PLAN_KIND, FORM_RULES, favourite_answer, provider_claims
+from app.domain.layers.assertion_kinds import read_kind
+from app.domain.layers.assertion_forms import FORM_RULES, favourite_answer, provider_claims
 from app.domain.layers.assertion_lexicon import LEXICON_RULES
-from app.domain.layers.assertion_values import DETERMINERS, LEXICON_KINDS, lexicon_value, title
-from app.domain.layers.assertion_text import (CO_SUBJECT, PLACE_PREP, PRONOUNS, PROPOSAL, antecedent, clean_value, expand, names_a_time,
-                                              in_question, negative_answer, plural_antecedent, tool_kind, vocative)
+from app.domain.layers.assertion_text import (CO_SUBJECT, PLACE_PREP, antecedent, clean_value, expand, in_question, names_a_time,
+                                              negative_answer, plural_antecedent, vocative)
 from app.domain.layers.events import LayerEvent
 from app.domain.layers.rule_scan import RuleScanner
 from app.domain.layers.timeparse import resolve_time_expressions
-from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, NUMBER_WORDS, STOPWORDS, UPPER, norm_name
+from app.domain.layers.text import CALENDAR_WORDS, NOT_NAMES, STOPWORDS, UPPER, norm_name
 
 from app.domain.layers.assertion_model import LAYER_VERSION, Assertion  # noqa: F401  (re-exported)
 from app.domain.layers.assertion_spans import SpanModel, learned_claims
@@ -56,18 +51,10 @@ _SCAN = RuleScanner([rx for _, rx, _ in ALL_RULES], leads=(SUBJECT,))  # a text'
 _CONDITION = re.compile(r"(?i)\b(?:if|when|whenever|unless|whether|once|in case)\s+$")
 _UNNAMED = {"plan": "planned", "works_at": "job", "moving_to": "move"}  # the value of a retraction that names nothing
 _NOUN_PHRASE = re.compile(r"(?i)(?:my|our|his|her|their)\s+[\w\- ]+")
-_IMPLIED_STATUS = {"husba": "married", "wife": "married", "fianc": "engaged"}
 _ORG_ROLE = re.compile(r"(?:university|uni|college|employer|company|firm|gym|choir|band|church)$")
 _YOU_NEAR = re.compile(r"(?i)\byou(?:['’](?:re|ve|d|ll))?\b|\byour\b|\bglad\b|\bhope\b|\bcongrat")
-_TERMS = frozenset("full-time part-time freelance self-employed locum relief agency permanent temporary".split())
-_NOT_PLACES = frozenset("bed work school church class practice lunch dinner breakfast sleep town year grade form room level "
-                        "stage reception".split())
 _GONE = re.compile(r"[^.!?]{0,40}?\b(?:died|passed\s+away|was\s+put\s+(?:down|to\s+sleep)|had\s+to\s+be\s+put\s+down|is\s+gone)\b")
 _NEG_VERBS = ("hate", "dislike", "cannot stand", "do not like", "no longer like", "do not enjoy")
-def _is_speaker(name: str, speaker: str) -> bool:
-    """Whether `name` is the speaker's name or its first word ("Rui Tavares" said by "Rui")."""
-    n, sp = norm_name(name), norm_name(speaker)
-    return bool(sp) and (n == sp or n.split(" ")[0] == sp or sp.split(" ")[0] == n)
 
 
 def _entity_for(subj: str, speaker: str, addressee: str | None = None) -> str | None:
@@ -153,108 +140,8 @@ def _extract(event: LayerEvent, context: str, addressee: str | None) -> list[Ass
                 entity = _entity_for(subj, event.speaker, addressee)
             if entity is None:
                 continue
-            raw = groups.get("val") or groups.get("val2") or ""
-            negated = kind in ("negated", "hobby_negated", "common_negated")
-            what = (groups.get("what") or "").lower()
-            if kind == "breakup":
-                value: str | None = "single"
-            elif kind in ("dating", "married", "engaged", "divorced"):
-                value = "in a relationship" if kind == "dating" else kind
-                if (groups.get("name") or "").lower() in PRONOUNS | {"they", "we", "she", "he", "everyone", "everybody"} or (
-                        re.search(r"(?i)\bsaid\s+yes\b", m.group(0)) and not PROPOSAL.search(f"{context} {text}")):
-                    continue  # "they said yes" (to an offer), "Wiremu said yes, so ..." with no proposal in view: no engagement
-                if groups.get("name"):  # "Tariq proposed": the speaker is engaged (to Tariq)
-                    entity = event.speaker or "speaker"
-            elif kind == "team":
-                value = clean_value(raw, "common")
-                if value and value.lower() in PRONOUNS | {"same", "other", "new", "whole"}:
-                    value = None
-                if value and re.search(rf"\b(?:{ACTIVITIES})\b", value.lower()):
-                    continue  # "the football team" is a membership, not where one works
-            elif kind == "introduction":  # "this is X from <address>" is where X lives; else whom X works for
-                value = clean_value(raw, "proper") if not raw[:1].isdigit() else raw.strip()
-                if value is None or (not raw[:1].isdigit() and not _is_speaker(entity, event.speaker)):
-                    continue
-                target = "lives_in" if raw[:1].isdigit() else attribute
-            elif kind in ("job_ended", "move_ended"):  # the job or move it ends is read in `extract_all`
-                negated, value = True, ("job" if kind == "job_ended" else "move")
-            elif kind in ("freelance", "teacher", "retired"):
-                value = {"freelance": "freelancer"}.get(kind, kind)
-            elif kind in ("hobby_negated", "common_negated"):
-                value = clean_value(raw, "common")
-            elif kind == "plan_place":  # "the wedding's moved to Kuala Lumpur"
-                value = clean_value(raw, "proper")
-                pk = (groups.get("pkind") or "").lower()
-                groups = {**groups, "pkind": _PLAN_KIND.get(pk, pk)}
-            elif kind == "tool_noun":  # "our tracker is Linear now": the kind the sentence names
-                value = clean_value(raw, "proper")
-                noun = (groups.get("noun") or "").lower().rstrip("s")
-                what = tool_kind(value) if value and tool_kind(value) else {"db": "database", "optimiser": "optimizer"}.get(noun, noun)
-            elif kind in ("tool", "tool_negated"):
-                negated = kind == "tool_negated"
-                value = clean_value(raw, "proper")
-                what = (tool_kind(value) or kind_near(text, m.start("val"), m.end("val"))) if value else None
-                if what is None:
-                    continue
-            elif kind in ("version", "device", "plan_tier"):
-                value = clean_value(raw, "proper") if kind != "version" else raw
-                what = (groups.get("tool") or ("plan" if kind == "plan_tier" else "")).lower()
-                if kind == "plan_tier" and not re.search(r"\b(?:plan|tier|subscription|package|membership)\b", m.group(0)):
-                    continue  # "upgraded to Python 3.12" is a version, not a plan
-                if not value or not what:
-                    continue
-            elif kind == "place_negated":
-                negated = True
-                value = clean_value(raw, "proper")
-                if not value or tool_kind(value):
-                    continue
-            elif kind == "place":
-                value = clean_value(raw, "proper")
-                if value and (tool_kind(value) or value.lower() in _NOT_PLACES):
-                    continue
-            elif kind in ("plan", "plan_cancel"):
-                negated = kind == "plan_cancel"
-                pk = (groups.get("pkind") or "").lower()
-                groups = {**groups, "pkind": _PLAN_KIND.get(pk, pk)}
-                where = re.match(rf"\s+(?:to|in)\s+({PROPER})", text[m.end():]) if negated else None
-                value = clean_value(where.group(1), "proper") or "planned" if where else "planned"  # "cancelled the trip to Bruges"
-            elif kind == "number":
-                n = int(raw) if raw.isdigit() else NUMBER_WORDS.get(raw.lower())
-                value = str(n) if n is not None else None
-            elif kind == "status_noun":  # "I'm a widow"
-                value = {"widow": "widowed", "widower": "widowed", "divorcee": "divorced"}[raw.lower()]
-            elif kind == "status":  # "we're getting married" is a wedding to come: engaged
-                value = "engaged" if raw.lower() == "married" and re.search(r"(?i)getting\s+married", m.group(0)) else raw.lower()
-                if value != raw.lower():
-                    undated.add((m.start(), "relationship_status"))  # the wedding day is not when it starts
-            elif kind == "occupation_framed":
-                value = framed_occupation(raw)
-            elif kind in LEXICON_KINDS:  # the lexicon frames' value kinds (assertion_lexicon.lexicon_value)
-                read = lexicon_value(kind, raw, groups, attribute)
-                if read is None:
-                    continue
-                target, value, what, negated = read[0], read[1], read[2] or what, read[3]
-            elif kind == "habit":
-                value = HABIT.get(raw.lower())
-            elif kind == "address":
-                value = address(raw)
-            elif kind == "implied_status":  # "my wife" says the speaker is married
-                value = _IMPLIED_STATUS.get(raw.lower()[:5], "in a relationship")
-            elif kind in ("occupation", "occupation_negated"):
-                negated = kind == "occupation_negated"
-                cleaned = clean_value(raw, "common")
-                words_ = (cleaned or "").lower().split()
-                words_ = words_[1:] if len(words_) > 1 and words_[0] in DETERMINERS else words_  # "Matej, their conductor"
-                # keep only phrases that end in an occupation noun ("a nurse", "a software engineer")
-                lead = re.match(r"((?:deputy\s+|assistant\s+)?(?:head|director|chief|manager|lead)\s+of\s+[a-z]+)\b", " ".join(words_))
-                while words_ and words_[-1] not in OCCUPATIONS and not lead:
-                    words_.pop()
-                words_ = words_[1:] if len(words_) > 1 and words_[0] in _TERMS else words_  # "a full-time carer": a carer
-                words_ = lead.group(1).split() if lead else words_
-                value = " ".join(words_) if words_ else title(cleaned or "")  # "an emergency call handler"
-                if value and re.search(rf"(?i)\b{re.escape(value)}\s+(?:to|for)\s+(?:me|us|him|her|them|you|everyone|many)\b", text):
-                    continue  # "she's been a great mentor to me": what someone is to the speaker, not a job
-            elif kind in ("opinion", "opinion_neg", "opinion_pos"):
+            if kind in ("opinion", "opinion_neg", "opinion_pos"):
+                raw = groups.get("val") or groups.get("val2") or ""
                 value = clean_value(re.sub(r"^to\s+", "", raw), "phrase")
                 if value is None:
                     continue
@@ -266,15 +153,12 @@ def _extract(event: LayerEvent, context: str, addressee: str | None) -> list[Ass
                 found.append((m.start(), entity, attr, liking, m.group(0), False, m.end()))
                 spans.append((m.start(), m.end(), attr, entity, False))
                 continue
-            else:
-                value = clean_value(raw, "proper" if kind in ("stay", "employer", "invited", "presupposed") else kind)
-                if value and ((attribute in ("moving_to", "lives_in") and (tool_kind(value) or value.lower() in _NOT_PLACES))
-                              or (kind == "employer" and tool_kind(value))):
-                    continue  # "we're moving to Fly.io" is a migration (uses:hosting)
-                if value and attribute == "member_of" and re.search(r"(?i)\bteam$", value):
-                    if not re.search(rf"(?i)\b(?:{ACTIVITIES})\b", value):
-                        continue  # "joined the data team" is where one works (works_in), a sports team a membership
-                    value = re.sub(r"(?i)^(?:company|office|work|works|local|village|church|uni|university|school|club)\s+", "", value)
+            read = read_kind(kind, attribute, m, groups, text, context, event.speaker, entity)
+            if read is None:
+                continue
+            target, value, what, negated, entity, groups = read.target, read.value, read.what, read.negated, read.entity, read.groups
+            if read.undated:
+                undated.add((m.start(), "relationship_status"))  # the wedding day is not when it starts
             if not value:
                 continue
             attr = target.format(pet=(groups.get("pet") or "").lower(), what=what, val=value.lower(),
