@@ -15,7 +15,7 @@ from app.domain.layers.graph_extract import (
     RuleExtractor,
     topic_of,
 )
-from app.domain.layers.graph_model import merge_entities
+from app.domain.layers.graph_entities import merge_entities
 
 MON = datetime(2023, 5, 8, 14, 0, tzinfo=timezone.utc)  # Monday 8 May 2023
 LINES = [

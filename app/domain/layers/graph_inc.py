@@ -31,7 +31,8 @@ import numpy as np
 
 from app.domain.layers.assertions import Assertion
 from app.domain.layers.episodes import Episode
-from app.domain.layers.graph_model import EDGE_TYPES, Edge, Entity, FacetPoint, RawFact
+from app.domain.layers.graph_entities import Entity
+from app.domain.layers.graph_model import EDGE_TYPES, Edge, FacetPoint, RawFact
 from app.domain.layers.graph_evolution import Evolution, adjacent
 from app.domain.layers.graph_names import NameCounts, NameMerge
 from app.domain.layers.graph_rows import edge_row, entity_row, episode_row, event_signal, facet_point_row, facet_row

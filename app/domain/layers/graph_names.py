@@ -1,4 +1,4 @@
-"""The entity merge of the memory graph (`graph_model.merge_entities`) over counts kept between
+"""The entity merge of the memory graph (`graph_entities.merge_entities`) over counts kept between
 batches (#18 item 4).
 
 What the merge reads of the facts is counted per name (`NameCounts`): per normalised key its
@@ -22,7 +22,8 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from app.domain.layers.aliases import initials, mostly_places, nick_key, nicknames, not_people, short_forms
-from app.domain.layers.graph_model import ENTITY_MERGE_COSINE, Entity, RawFact, group_names
+from app.domain.layers.graph_entities import ENTITY_MERGE_COSINE, Entity, group_names
+from app.domain.layers.graph_model import RawFact
 from app.domain.layers.text import norm_name
 
 

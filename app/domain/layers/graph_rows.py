@@ -15,7 +15,8 @@ from datetime import date, timedelta
 from typing import Iterable, Sequence
 
 from app.domain.layers.episodes import Episode
-from app.domain.layers.graph_model import Edge, Entity, Facet, FacetPoint, GraphFragment
+from app.domain.layers.graph_entities import Entity
+from app.domain.layers.graph_model import Edge, Facet, FacetPoint, GraphFragment
 from app.domain.layers.text import norm_name
 from app.domain.layers.timeparse import TimeMention
 
