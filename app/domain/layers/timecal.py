@@ -109,11 +109,18 @@ _FUTURE_SOFT = re.compile(
 )
 
 
+# -ed words that tell no past: a wish ("fingers crossed for the 27th"), an acknowledgment ("I've noted the visit on
+# the 8th": what is noted is the visit, still to come) and a passive with "get" ("it gets switched off on the 30th")
+_NOT_A_PAST = re.compile(r"\bfingers\s+crossed\b|\bcrossed\s+fingers\b|\bnoted\b|"
+                         r"\b(?:get|gets|getting)\s+(?:[a-z]+\s+)?[a-z]{2,}ed\b", re.I)
+
+
 def sentence_tense(sentence: str) -> str | None:
     """"future", "past" or None (no sign either way) for one sentence."""
     if _FUTURE_STRONG.search(sentence):
         return "future"
-    present = _BE_PARTICIPLE.sub(" ", sentence)  # "I'm excited", "the office is closed": a state, not a past
+    present = _NOT_A_PAST.sub(" ", sentence)
+    present = _BE_PARTICIPLE.sub(" ", present)  # "I'm excited", "the office is closed": a state, not a past
     present = _DET_PARTICIPLE.sub(" ", present)  # "the revised draft", "a used car": adjectives, not a past
     present = _NAME_ED.sub(" ", present)  # "doing Drowned Abbey on Sunday": a name, not a past
     if _PAST_RE.search(present) or _PAST_SAME.search(present):

@@ -80,7 +80,7 @@ from app.domain.timeexpr import SEASON_MONTHS, grain_span, next_weekday, relativ
 _YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
 FROM_YEAR_RE = r"\b(?:from|till|around)\s+(?:19|20)\d\d\b(?!\s*(?:[-–/]|to\b|until\b|till\b|and\b)\s*(?:19|20)?\d\d)"
 
-LAYER_VERSION = "timeparse/18"  # what each version changed: bench/data/layers/README.md, "Versions of the time resolver"
+LAYER_VERSION = "timeparse/19"  # what each version changed: bench/data/layers/README.md, "Versions of the time resolver"
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
