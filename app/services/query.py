@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any
+from datetime import date, datetime, timezone
+from typing import Any, Iterable
 
 from sqlalchemy import Connection
 
 from app.domain.filters import metadata_matches
 from app.domain.layers.timediscourse import NO_DISCOURSE
-from app.domain.layers.timeturns import discourses
+from app.domain.layers.timeparse import TimeMention
+from app.domain.layers.timeturns import discourses, may_take_up, remembered_before
 from app.domain.recipe import Recipe
 from app.domain.retrieval.assemble import AssemblyPlan, ContextItem, SummaryItem, assemble
 from app.domain.retrieval.exchanges import asks_for_account, exchange_order
@@ -51,7 +52,7 @@ from app.services.retrievers import GRAPH, RETRIEVERS, SEPARATION, SearchContext
 from app.storage.candidates import Scope, preliminaries
 from app.storage.events import EventRow, neighbours
 from app.storage.hydrate import candidate_rows, episode_summaries
-from app.storage.signals import EventSignalsView
+from app.storage.signals import EventSignalsView, time_mentions_before
 
 
 @dataclass(frozen=True)
@@ -192,8 +193,10 @@ def _assemble(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
     known = {r.event.id: r.event for r in ranked} | {e.id: e for rows_ in near.values() for e in rows_}
     plan = AssemblyPlan(direct=q.top_k, neighbour_of=recipe.neighbour_of if recipe.neighbours else 0,
                         notice=recipe.notice, compact_stamps=recipe.compact_stamps)
-    # "the 16th" after "December 14": each item's dates read with the turns before it that the query holds
-    said = discourses([(e.id, e.conversation_id, e.content, e.occurred_at) for e in known.values()])
+    # "the 16th" after "December 14": each item's dates read with the turns before it that the query holds,
+    # and a bare day number with the days its conversation named in earlier sittings
+    said = discourses([(e.id, e.conversation_id, e.content, e.occurred_at) for e in known.values()],
+                      _named_before(conn, q, known.values()))
     ctx_ranked = [_ctx_item(r.event, sig, known, said) for r in ranked]
     ctx_near = {pk: [_ctx_item(e, sig, known, said) for e in evs] for pk, evs in near.items()}
     at_least = getattr(embedder, "token_floor", None)  # a cheap lower bound of count_tokens, when it has one
@@ -214,6 +217,23 @@ def _assemble(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
     context_items = sorted(((known[pk], ctx.reasons[pk]) for pk in ctx.included),
                            key=lambda x: (x[0].occurred_at, x[0].id))
     return QueryOutput(items, ctx.text, ctx.tokens, {}, context_items, ctx.left_out, summaries=ctx.summaries)
+
+
+def _named_before(conn: Connection, q: QueryInput, events: Iterable[EventRow]) -> dict[int, tuple[date, ...]]:
+    """Event pk -> the days its conversation named with their month before it, as the graph layer resolved them,
+    for the held turns with a bare day number ("can we still do the 20th?" weeks after "the 20th of April"); under
+    a metadata filter, named in the turns it lets through only."""
+    wanting: dict[str, list[EventRow]] = {}
+    for e in events:
+        if may_take_up(e.content):
+            wanting.setdefault(e.conversation_id, []).append(e)
+    out: dict[int, tuple[date, ...]] = {}
+    for conv, evs in wanting.items():
+        history = [(at, [TimeMention(**m) for m in ms])
+                   for at, meta, ms in time_mentions_before(conn, q.scope.tenant_id, conv, max(e.occurred_at for e in evs))
+                   if metadata_matches(meta, q.scope.where)]
+        out |= {e.id: remembered_before(history, e.occurred_at) for e in evs}
+    return out
 
 
 def _exchanges(conn: Connection, q: QueryInput, ranked: list[RankedItem], depth: int) -> list[RankedItem]:

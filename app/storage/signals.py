@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Iterable, Sequence
 
-from sqlalchemy import Connection, func, select, text, update
+from sqlalchemy import Connection, exists, func, select, text, update
+from sqlalchemy.orm import aliased
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from app.storage.db import any_pk
-from app.storage.models import EventSignals
+from app.storage.models import Event, EventSignals
 
 CONSOLIDATION_COLUMNS = ("consolidation_version", "episode_index", "superseded_by_event_pk")
 SURPRISE_COLUMNS = ("surprise_version", "surprise", "surprise_facts", "surprise_new_facts", "surprise_contradiction",
@@ -215,3 +216,18 @@ def superseding(conn: Connection, tenant_id: int, pks: Iterable[int]) -> dict[in
         EventSignals.tenant_id == tenant_id, EventSignals.event_pk == any_pk(ids),
         EventSignals.superseded_by_event_pk.is_not(None)))
     return {r[0]: r[1] for r in res}
+
+
+def time_mentions_before(conn: Connection, tenant_id: int, conversation_id: str, before: datetime,
+                         limit: int = 400) -> list[tuple[datetime, dict, list[dict]]]:
+    """(time, metadata, time mentions as the graph layer resolved them) of the conversation's events before
+    `before` that have any (a corrected event's latest version only), the latest `limit`, in time order: the
+    dates the conversation named before a turn."""
+    s, e = EventSignals, Event
+    newer = aliased(Event)
+    res = conn.execute(select(e.occurred_at, e.metadata_, s.time_mentions).join(e, e.id == s.event_pk).where(
+        s.tenant_id == tenant_id, s.conversation_id == conversation_id, e.tenant_id == tenant_id,
+        e.occurred_at < before, s.time_mentions.is_not(None), func.jsonb_array_length(s.time_mentions) > 0,
+        ~exists().where(newer.supersedes_id == e.id),
+    ).order_by(e.occurred_at.desc(), e.id.desc()).limit(limit)).all()
+    return [(r[0], r[1] or {}, list(r[2])) for r in reversed(res)]

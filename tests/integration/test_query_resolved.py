@@ -79,3 +79,33 @@ def test_context_dates_a_turn_with_the_turns_before_it(client, tenant):
     assert "The 22nd [22 November 2025]" in lunch
     odile = next(line for line in lines if "Odile" in line)
     assert "the night before [21 November 2025]" in odile
+
+
+
+LAUNCH = [
+    ("Ines", "The shop's launch party is on the 20th of May, save the date!", "2025-03-02T19:00:00Z", "plans"),
+    ("Kofi", "In the diary. Want me to sort the music?", "2025-03-02T19:01:00Z", "plans"),
+    ("Ines", "Bad news, the caterer for the launch dropped out.", "2025-04-10T08:30:00Z", "chat"),
+    ("Kofi", "Ugh. Can we still do the 20th?", "2025-04-10T08:31:00Z", "chat"),
+]
+
+
+def test_context_dates_a_bare_day_with_a_day_named_in_an_earlier_sitting(client, tenant):
+    """"Can we still do the 20th?", five weeks after "the 20th of May", is 20 May in the context, as the layers
+    read it (read alone, the nearest 20th is 20 April). A metadata filter that hides the earlier sitting hides
+    the day it named too."""
+    _, key = tenant
+    events = [{"conversation_id": "launch", "event_id": f"launch-{i}", "speaker": s, "content": c, "occurred_at": t,
+               "metadata": {"channel": ch}} for i, (s, c, t, ch) in enumerate(LAUNCH)]
+    r = client.post("/v1/events", headers=auth(key), json={"events": events})
+    assert r.status_code in (200, 201), r.text
+    build_all([x["id"] for x in r.json()["results"]])
+
+    def line(**extra) -> str:
+        out = client.post("/v1/query", headers=auth(key), json={
+            "query": "Can we still do the launch party?", "conversation_id": "launch", "top_k": 4, **extra})
+        assert out.status_code == 200, out.text
+        return next(x for x in out.json()["context"].splitlines() if "still do the 20th" in x)
+
+    assert "the 20th [20 May 2025]" in line()
+    assert "the 20th [20 April 2025]" in line(where={"channel": "chat"})

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from app.domain.layers.timeturns import DateThread, discourse_from_dict, discourse_to_dict, resolve_turns
+from app.domain.layers.timeturns import (DateThread, discourse_from_dict, discourse_to_dict, discourses, may_take_up,
+                                         remembered_before, resolve_turns, resolved_mentions)
 
 
 def spans(turns: list[tuple[str, datetime]]) -> list[dict[str, tuple[str | None, str | None]]]:
@@ -56,3 +57,19 @@ def test_what_the_thread_remembers_survives_a_rebuild_from_its_saved_form():
     said = again.before(datetime(2025, 3, 4, 9))
     assert discourse_from_dict(discourse_to_dict(said)) == said
     assert DateThread.from_dict({"anchor": None, "last": None}).named == ()  # a thread saved before timeparse/17
+
+
+def test_a_query_context_takes_up_the_days_the_build_kept_for_a_turn():
+    """The query holds only a few turns; the layers' build resolved every earlier one. `remembered_before` reads
+    the days named with their month from the build's mentions, and `discourses` hands them to the turn."""
+    first = resolve_turns([NAMED])[0][1]
+    later = datetime(2025, 3, 4, 9)
+    history = [(NAMED[1], first), (later, [])]
+    assert remembered_before(history, later).count(datetime(2025, 4, 20).date()) == 1
+    assert remembered_before(history, NAMED[1]) == ()  # nothing named before the naming turn itself
+    text = "Half the team can't make the 20th now, shall we move it?"
+    assert may_take_up(text) and not may_take_up("The launch is on the 20th of April.")
+    alone = discourses([(7, "c", text, later)])
+    told = discourses([(7, "c", text, later)], {7: remembered_before(history, later)})
+    assert [m.range_start for m in resolved_mentions(text, later, alone[7])] == ["2025-03-20"]
+    assert [m.range_start for m in resolved_mentions(text, later, told[7])] == ["2025-04-20"]

@@ -1,15 +1,17 @@
 """A conversation's time expressions read in order (`resolve_turns`): each turn against its own time
 and what the turns before it settled (`timediscourse.Discourse`). The labelled set's time spans are
 scored from this (`palimpsest bench layers`), and a query's context dates its items so
-(`discourses`), from the turns of the same conversation that the query holds. Pure, no I/O.
+(`discourses`), from the turns of the same conversation that the query holds, and for a bare day number
+the days named with their month before it in any sitting (`remembered_before`, from the mentions the
+layers' build stored). Pure, no I/O.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from functools import lru_cache
-from typing import Hashable, Iterable, Sequence
+from typing import Hashable, Iterable, Mapping, Sequence
 
 from app.domain.layers.timediscourse import FEW_DAYS, NO_DISCOURSE, SITTING, THAT_RE, Discourse, few_days, is_explicit
 from app.domain.layers.timeparse import TimeMention, resolve_time_expressions
@@ -86,8 +88,8 @@ class DateThread:
             one_day = m.granularity == "day" and span[1] - span[0] == timedelta(days=1)
             if is_explicit(m.surface) and (span[1] - span[0]).days <= FEW_DAYS:  # a day, a stretch, a third of a month
                 self.anchor = (*span, at)
-                if one_day:
-                    self.named = (*[d for d in self.named if d != span[0]], span[0])[-NAMED_KEPT:]
+            if (day := named_day(m)) is not None:
+                self.named = keep_named(self.named, (day,))
             if one_day:
                 self.last, self.stretch = (span[0], at), None
             elif few_days(m) is not None:
@@ -107,6 +109,43 @@ class DateThread:
                    (date.fromisoformat(last[0]), datetime.fromisoformat(last[1])) if last else None,
                    (date.fromisoformat(st[0]), date.fromisoformat(st[1]), datetime.fromisoformat(st[2])) if st else None,
                    tuple(date.fromisoformat(x) for x in d.get("named") or ()))  # "named": since timeparse/17
+
+
+def named_day(m: TimeMention) -> date | None:
+    """The day a mention names with its month ("the 20th of April", "April 20"), else None: what a later
+    sitting's bare "the 20th" may take up (`Discourse.named`)."""
+    if not (m.resolved and m.range_start and m.range_end and m.granularity == "day" and is_explicit(m.surface)):
+        return None
+    start = date.fromisoformat(m.range_start)
+    return start if date.fromisoformat(m.range_end) - start == timedelta(days=1) else None
+
+
+def keep_named(named: tuple[date, ...], days: Iterable[date]) -> tuple[date, ...]:
+    """`named` with `days` named after it: each day once, at its latest naming, the last NAMED_KEPT."""
+    for day in days:
+        named = (*[d for d in named if d != day], day)
+    return named[-NAMED_KEPT:]
+
+
+# a bare day number ("the 20th", "20th works"), the one form that takes up a day named in an earlier sitting
+_BARE_DAY = re.compile(r"(?:\bthe\s+|(?:^|(?<=\s)))\d{1,2}(?:st|nd|rd|th)\b(?!\s+of\b)", re.I)
+
+
+def may_take_up(text: str) -> bool:
+    """Whether a turn holds a bare day number, which may take up a day the conversation named before with its
+    month in another sitting (`Discourse.remembered`): the turns a query needs `remembered_before` for."""
+    return _BARE_DAY.search(text) is not None
+
+
+def remembered_before(history: Iterable[tuple[datetime, Iterable[TimeMention]]], at: datetime) -> tuple[date, ...]:
+    """The days named with their month before `at` in `history` (a conversation's turns in time order, each with
+    its mentions as the layers resolved them), the last NAMED_KEPT: what the build's `DateThread` kept."""
+    named: tuple[date, ...] = ()
+    for when, mentions in history:
+        if when >= at:
+            break
+        named = keep_named(named, [d for m in mentions if (d := named_day(m)) is not None])
+    return named
 
 
 def discourse_to_dict(d: Discourse) -> dict:
@@ -132,12 +171,15 @@ def resolve_turns(turns: Iterable[tuple[str, datetime]]) -> list[tuple[Discourse
     return [thread.read(text, at) for text, at in turns]
 
 
-def discourses(turns: Sequence[tuple[Hashable, str, str, datetime]]) -> dict[Hashable, Discourse]:
+def discourses(turns: Sequence[tuple[Hashable, str, str, datetime]],
+               named: Mapping[Hashable, tuple[date, ...]] | None = None) -> dict[Hashable, Discourse]:
     """(id, conversation, text, time) -> what the turns before each one (among these, in its
     conversation, in time order, in its sitting) settled about dates, for the turns whose words lean on
     it ("The 22nd", "the night before", "the 17th and 18th"); a turn left out has no discourse. The turns
     before are read on their own (each against its own time; cached per turn, since a query's turns are
-    mostly the next query's too), and only the `LOOKBACK` before a turn that leans on them, in its sitting."""
+    mostly the next query's too), and only the `LOOKBACK` before a turn that leans on them, in its sitting.
+    `named`: id -> the days the whole conversation named with their month before that turn, as the layers'
+    build kept them (any sitting; `remembered_before`), for a bare day number that takes one up."""
     by_conv: dict[str, list[tuple[Hashable, str, datetime]]] = {}
     for key, conv, text, at in turns:
         by_conv.setdefault(conv, []).append((key, text, at))
@@ -151,6 +193,8 @@ def discourses(turns: Sequence[tuple[Hashable, str, str, datetime]]) -> dict[Has
         for i, (key, text, at) in enumerate(rows):
             said = thread.before(at)
             if i in leans:
+                if named and key in named:  # what the build kept from every sitting before it, and what these turns add
+                    said = replace(said, named=keep_named(named[key], said.named))
                 out[key] = said
             if i in read and _may_date(text):  # most turns name no day: they cannot anchor one
                 # a leaning turn is learnt as the context shows it ("The 22nd" of November, so "the night
