@@ -2,6 +2,7 @@
 - a wish: "Fingers crossed for the 14th" is the coming 14th;
 - an acknowledgment: "I've noted the plumber's visit on the 9th" notes a visit still to come;
 - a passive with "get": "the old server gets switched off on the 28th" is ahead.
+And what is exclaimed over after a letter's greeting line has happened ("Dear all,\n\nWhat a fair on Saturday!").
 A sentence with a real past verb beside them stays past ("we crossed the river on Sunday", "the heating got fixed
 on the 3rd"). Sentences invented for these tests."""
 from __future__ import annotations
@@ -37,3 +38,9 @@ def test_a_real_past_beside_them_stays_past():
     assert span_of("Sunday", "We crossed the river at Hexley on Sunday.", sep_2025) == ("2025-08-31", "2025-09-01")
     assert span_of("the 1st", "The heating got fixed on the 1st, finally.", sep_2025) == ("2025-09-01", "2025-09-02")
     assert span_of("Monday", "She noticed the leak on Monday.", sep_2025) == ("2025-09-01", "2025-09-02")
+
+
+def test_what_is_exclaimed_over_after_a_greeting_line_has_happened():
+    sep_2024 = at(2024, 9, 9)  # a Monday
+    text = "Dear all,\n\nWhat a fair on Saturday! Two hundred visitors and the marquee held up."
+    assert span_of("Saturday", text, sep_2024) == ("2024-09-07", "2024-09-08")
