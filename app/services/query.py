@@ -229,10 +229,11 @@ def _named_before(conn: Connection, q: QueryInput, events: Iterable[EventRow]) -
             wanting.setdefault(e.conversation_id, []).append(e)
     out: dict[int, tuple[date, ...]] = {}
     for conv, evs in wanting.items():
-        history = [(at, [TimeMention(**m) for m in ms])
+        history = [(at, [TimeMention(**m) for m in ms if m.get("granularity") == "day"])
                    for at, meta, ms in time_mentions_before(conn, q.scope.tenant_id, conv, max(e.occurred_at for e in evs))
                    if metadata_matches(meta, q.scope.where)]
-        out |= {e.id: remembered_before(history, e.occurred_at) for e in evs}
+        named = remembered_before(history, [e.occurred_at for e in evs])
+        out |= {e.id: named[e.occurred_at] for e in evs}
     return out
 
 

@@ -221,13 +221,13 @@ def superseding(conn: Connection, tenant_id: int, pks: Iterable[int]) -> dict[in
 def time_mentions_before(conn: Connection, tenant_id: int, conversation_id: str, before: datetime,
                          limit: int = 400) -> list[tuple[datetime, dict, list[dict]]]:
     """(time, metadata, time mentions as the graph layer resolved them) of the conversation's events before
-    `before` that have any (a corrected event's latest version only), the latest `limit`, in time order: the
-    dates the conversation named before a turn."""
+    `before` that name a day (a corrected event's latest version only), the latest `limit`, in time order: the
+    days the conversation named before a turn."""
     s, e = EventSignals, Event
     newer = aliased(Event)
     res = conn.execute(select(e.occurred_at, e.metadata_, s.time_mentions).join(e, e.id == s.event_pk).where(
         s.tenant_id == tenant_id, s.conversation_id == conversation_id, e.tenant_id == tenant_id,
-        e.occurred_at < before, s.time_mentions.is_not(None), func.jsonb_array_length(s.time_mentions) > 0,
+        e.occurred_at < before, s.time_mentions.contains([{"granularity": "day"}]),
         ~exists().where(newer.supersedes_id == e.id),
     ).order_by(e.occurred_at.desc(), e.id.desc()).limit(limit)).all()
     return [(r[0], r[1] or {}, list(r[2])) for r in reversed(res)]

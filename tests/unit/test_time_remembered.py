@@ -65,11 +65,12 @@ def test_a_query_context_takes_up_the_days_the_build_kept_for_a_turn():
     first = resolve_turns([NAMED])[0][1]
     later = datetime(2025, 3, 4, 9)
     history = [(NAMED[1], first), (later, [])]
-    assert remembered_before(history, later).count(datetime(2025, 4, 20).date()) == 1
-    assert remembered_before(history, NAMED[1]) == ()  # nothing named before the naming turn itself
+    got = remembered_before(history, [later, NAMED[1], datetime(2025, 1, 1)])
+    assert got[later].count(datetime(2025, 4, 20).date()) == 1
+    assert got[NAMED[1]] == () and got[datetime(2025, 1, 1)] == ()  # nothing named before the naming turn itself
     text = "Half the team can't make the 20th now, shall we move it?"
     assert may_take_up(text) and not may_take_up("The launch is on the 20th of April.")
     alone = discourses([(7, "c", text, later)])
-    told = discourses([(7, "c", text, later)], {7: remembered_before(history, later)})
+    told = discourses([(7, "c", text, later)], {7: got[later]})
     assert [m.range_start for m in resolved_mentions(text, later, alone[7])] == ["2025-03-20"]
     assert [m.range_start for m in resolved_mentions(text, later, told[7])] == ["2025-04-20"]

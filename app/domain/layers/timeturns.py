@@ -131,21 +131,33 @@ def keep_named(named: tuple[date, ...], days: Iterable[date]) -> tuple[date, ...
 _BARE_DAY = re.compile(r"(?:\bthe\s+|(?:^|(?<=\s)))\d{1,2}(?:st|nd|rd|th)\b(?!\s+of\b)", re.I)
 
 
+_ORDINAL = re.compile(r"\d(?:st|nd|rd|th)\b", re.I)  # a cheap needle before the pattern
+
+
+@lru_cache(maxsize=16384)  # a query holds ~60 turns, mostly the last query's; a BEAM-size turn costs ~0.1 ms to scan
 def may_take_up(text: str) -> bool:
     """Whether a turn holds a bare day number, which may take up a day the conversation named before with its
     month in another sitting (`Discourse.remembered`): the turns a query needs `remembered_before` for."""
-    return _BARE_DAY.search(text) is not None
+    return _ORDINAL.search(text) is not None and _BARE_DAY.search(text) is not None
 
 
-def remembered_before(history: Iterable[tuple[datetime, Iterable[TimeMention]]], at: datetime) -> tuple[date, ...]:
-    """The days named with their month before `at` in `history` (a conversation's turns in time order, each with
-    its mentions as the layers resolved them), the last NAMED_KEPT: what the build's `DateThread` kept."""
+def remembered_before(history: Iterable[tuple[datetime, Iterable[TimeMention]]], times: Iterable[datetime]
+                      ) -> dict[datetime, tuple[date, ...]]:
+    """For each of `times`, the days named with their month before it in `history` (a conversation's turns in time
+    order, each with its mentions as the layers resolved them), the last NAMED_KEPT: what the build's `DateThread`
+    kept for a turn said then. One pass over the history."""
+    wanted = sorted(set(times))
+    out: dict[datetime, tuple[date, ...]] = {}
     named: tuple[date, ...] = ()
+    k = 0
     for when, mentions in history:
-        if when >= at:
+        while k < len(wanted) and wanted[k] <= when:
+            out[wanted[k]], k = named, k + 1
+        if k == len(wanted):
             break
         named = keep_named(named, [d for m in mentions if (d := named_day(m)) is not None])
-    return named
+    out |= {t: named for t in wanted[k:]}
+    return out
 
 
 def discourse_to_dict(d: Discourse) -> dict:
