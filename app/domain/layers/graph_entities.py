@@ -30,7 +30,6 @@ class Entity:
     first_event_id: str
 
 
-
 def _slug(key: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", key.lower()).strip("-") or "x"
 
