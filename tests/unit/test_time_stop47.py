@@ -2,7 +2,8 @@
 - a wish: "Fingers crossed for the 14th" is the coming 14th;
 - an acknowledgment: "I've noted the plumber's visit on the 9th" notes a visit still to come;
 - a passive with "get": "the old server gets switched off on the 28th" is ahead.
-And what is exclaimed over after a letter's greeting line has happened ("Dear all,\n\nWhat a fair on Saturday!").
+And what is exclaimed over after a letter's greeting line has happened ("Dear all,\n\nWhat a fair on Saturday!"), as
+has what one is still recovering from ("still recovering from Saturday").
 A sentence with a real past verb beside them stays past ("we crossed the river on Sunday", "the heating got fixed
 on the 3rd"). Sentences invented for these tests."""
 from __future__ import annotations
@@ -44,3 +45,12 @@ def test_what_is_exclaimed_over_after_a_greeting_line_has_happened():
     sep_2024 = at(2024, 9, 9)  # a Monday
     text = "Dear all,\n\nWhat a fair on Saturday! Two hundred visitors and the marquee held up."
     assert span_of("Saturday", text, sep_2024) == ("2024-09-07", "2024-09-08")
+
+
+def test_what_one_is_still_recovering_from_has_happened():
+    jul_2023 = at(2023, 7, 3)  # a Monday
+    assert span_of("Saturday", "still recovering from Saturday 🥴 best night out in ages", jul_2023) == \
+        ("2023-07-01", "2023-07-02")
+    assert span_of("the 19th", "Hungover from the 19th still, honestly.", at(2022, 8, 22)) == ("2022-08-19", "2022-08-20")
+    # not a past: what one will recover from ("an operation on Friday") is said with its own future
+    assert span_of("Friday", "I'll need a week to recover from the op on Friday.", jul_2023) == ("2023-07-07", "2023-07-08")

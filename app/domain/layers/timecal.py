@@ -354,7 +354,8 @@ _FUTURE_BEFORE = re.compile(
 
 # what is thanked for or exclaimed over has happened: "Huge thanks for Saturday", "What a day on Sunday!" (also
 # after a letter's greeting line: "Dear all,\n\nWhat a show on Saturday!")
-_LOOKING_BACK = re.compile(r"(?i)(?:\bthank(?:s|\s+you)\b[^.!?]{0,20}\bfor|(?:^|[.!?]\s+|\n\s*)what\s+an?\s+[\w']+(?:\s+[\w']+)?(?:\s+on)?)\s+$")
+_LOOKING_BACK = re.compile(r"(?i)(?:\bthank(?:s|\s+you)\b[^.!?]{0,20}\bfor|(?:^|[.!?]\s+|\n\s*)what\s+an?\s+[\w']+(?:\s+[\w']+)?(?:\s+on)?"
+                           r"|\b(?:recover(?:ing|ed)?|hungover|hanging|buzzing|aching|sore|shattered|knackered)\s+(?:\w+\s+)?from)\s+$")
 
 
 def tense_around(text: str, start: int, end: int) -> str | None:
