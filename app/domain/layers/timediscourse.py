@@ -14,8 +14,9 @@ conversation, the first is 22 November and the second the Friday before it.
   Friday before", "the night before", "the weekend after" count from it.
 - `stretch`: a few days named after that ("the 28th to the 31st", "the weekend after next"): "the Monday",
   "that Saturday" are days of it.
-- `named` (kept across sittings): the last days named with their month ("the 20th of April"). A bare "the 20th"
-  read ahead in a later turn that names no date before it is the latest of them still ahead (`remembered`).
+- `named` (kept across sittings): the last days named with their month ("the 20th of April") or weekday ("Thursday
+  the 17th"). A bare "the 20th" read ahead in a later turn that names no date before it is the latest of them still
+  ahead (`remembered`).
 
 Also here, the forms that only make sense with a month in view: ranges of days ("the 19th to the
 21st", "the 4th to the 8th of May", "the 17th and 18th", "May 4-8"), and a weekday beside the date it
@@ -82,7 +83,7 @@ class Discourse:
     span: tuple[date, date] | None = None  # [start, end) of the last date named with its month in the sitting
     last_day: date | None = None  # the last single day named in the sitting, however ("Thursday the 25th")
     stretch: tuple[date, date] | None = None  # [start, end) of the last few days named after it ("the 28th to the 31st")
-    named: tuple[date, ...] = ()  # single days named with their month earlier in the conversation, any sitting
+    named: tuple[date, ...] = ()  # single days named with their month (or weekday) earlier in the conversation, any sitting
 
     def remembered(self, day: int, today: date) -> date | None:
         """A bare "the `day`th" that takes up a day the conversation named with its month in an earlier
@@ -311,8 +312,10 @@ _JOIN = re.compile(r"(?i)\s*(?:-|–|to|until|till|through|thru)\s*")
 _JOINED_BY = re.compile(r"(?i)(?:to|until|till|through|thru)\s")
 _OPEN_ENDED = re.compile(r"(?i)(?:until|till|by|before|after|since)\s")  # "until May to ...": not a stretch's start
 # a date moved to another is two dates, not a stretch: "the module's moving from the 26th to Tuesday 1 April"
-_MOVED = re.compile(r"(?i)\b(?:mov|chang|push|shift|switch|swap|postpon|reschedul|delay|brought|bring|put(?:ting)?\s+(?:it\s+)?back)"
-                    r"\w*\b[^.!?;]*$")
+# (the verbs' own forms: "Changeover is on Saturdays, so Saturday 31 July to Saturday 7 August" is a stretch)
+_MOVED = re.compile(r"(?i)\b(?:mov(?:e|es|ed|ing)|chang(?:e|es|ed|ing)|push(?:es|ed|ing)?|shift(?:s|ed|ing)?|"
+                    r"switch(?:es|ed|ing)?|swap(?:s|ped|ping)?|postpon(?:e|es|ed|ing)|reschedul(?:e|es|ed|ing)|"
+                    r"delay(?:s|ed|ing)?|brought|bring(?:s|ing)?|put(?:ting)?\s+(?:it\s+)?back)\b[^.!?;,]*$")
 
 
 def _a_year_on(d: date) -> date:

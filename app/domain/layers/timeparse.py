@@ -2,18 +2,17 @@
 annotations "normalised to ISO-8601 when explicit; otherwise ... a best-effort absolute-date estimate
 from the ... conversation time").
 
-"I went there last Saturday", said on 8 May 2023, is stored as 2023-05-06 next to its surface text,
-so a "when" question can match a date nobody wrote. Resolution uses dateparser with
-RELATIVE_BASE = event time and PREFER_DATES_FROM = 'past' (conversations mostly report what
-happened); sentences with future markers ("will", "next", "going to") prefer the future for the
-ambiguous forms (a bare weekday or month). dateparser does not know weekends, seasons or fuzzy
-counts ("a few weeks ago"); those few are computed here, weekends and seasons by the calendar the
-query shares (`app.domain.timeexpr`). Each resolution carries its granularity and the calendar range
-it covers ("last month" is the whole month, not one day), half-open like every span there:
-[range_start, range_end), so "May 2023" is 2023-05-01 .. 2023-06-01. The calendar forms live in
-`timecal` (parts of a month, holidays, the tense) and `timeforms` (decades, "the second Saturday in
-January", fortnights, "the Friday after next", recurring expressions, which name no one day and are dropped),
-and `timewords` (the talk of chat and offices: "in july", "in Q3", "the day after Boxing Day", "Spring it is").
+"I went there last Saturday", said on 8 May 2023, is stored as 2023-05-06 next to its surface text, so a "when"
+question can match a date nobody wrote. Resolution uses dateparser with RELATIVE_BASE = event time and
+PREFER_DATES_FROM = 'past' (conversations mostly report what happened); sentences with future markers ("will", "next",
+"going to") prefer the future for the ambiguous forms (a bare weekday or month). dateparser does not know weekends,
+seasons or fuzzy counts ("a few weeks ago"); those few are computed here, weekends and seasons by the calendar the
+query shares (`app.domain.timeexpr`). Each resolution carries its granularity and the calendar range it covers ("last
+month" is the whole month, not one day), half-open like every span there: [range_start, range_end), so "May 2023" is
+2023-05-01 .. 2023-06-01. The calendar forms live in `timecal` (parts of a month, holidays, the tense) and `timeforms`
+(decades, "the second Saturday in January", fortnights, "the Friday after next", recurring expressions, which name no
+one day and are dropped), and `timewords` (the talk of chat and offices: "in july", "in Q3", "the day after Boxing
+Day", "Spring it is").
 """
 from __future__ import annotations
 
@@ -72,15 +71,15 @@ from app.domain.layers.timeforms import (
 from app.domain.layers.timediscourse import (BEFORE_RE, NO_DISCOURSE, RANGE_RE, THAT_RE, Discourse, appositions,
                                              before_span, day_reference, is_range, joined_ranges, named_before,
                                              range_days, range_span, that_span, weekday_named_before)
-from app.domain.layers.timewords import (LATE_PATTERNS, LOWER_ALONE_RE, SEASON_EVENTS, WORD_PATTERNS, cap_months,
-                                         told_as_past, word_span)
-from app.domain.layers.timeyear import far_past, pick_reading
+from app.domain.layers.timewords import (LATE_PATTERNS, LOWER_ALONE_RE, MONTH_ALONE_RE, SEASON_EVENTS, WORD_PATTERNS,
+                                         cap_months, told_as_past, word_span)
+from app.domain.layers.timeyear import far_past, pick_reading, weekday_in_view
 from app.domain.timeexpr import SEASON_MONTHS, grain_span, next_weekday, relative_season, relative_weekend, year_span
 
 _YEAR_WORD = r"\s+(?i:next|last|this)\s+year\b"  # "on 14 June next year"
 FROM_YEAR_RE = r"\b(?:from|till|around)\s+(?:19|20)\d\d\b(?!\s*(?:[-–/]|to\b|until\b|till\b|and\b)\s*(?:19|20)?\d\d)"
 
-LAYER_VERSION = "timeparse/19"  # what each version changed: bench/data/layers/README.md, "Versions of the time resolver"
+LAYER_VERSION = "timeparse/20"  # what each version changed: bench/data/layers/README.md, "Versions of the time resolver"
 
 
 # (regex, kind). Order = priority when spans overlap (longer, more specific patterns first).
@@ -187,7 +186,8 @@ _NEEDLES.update({rx.pattern: re.compile("weekend" if "weekend" in rx.pattern els
                  if ("the\\s+weekend" in rx.pattern or rx.pattern.endswith(r"month\b")) and rx.pattern not in _NEEDLES})
 
 
-def find_time_expressions(text: str) -> list[tuple[int, int, str, str]]:
+@lru_cache(maxsize=8192)  # a turn is read by the claims, the timeline, the graph and queries' contexts: scanned once
+def find_time_expressions(text: str) -> tuple[tuple[int, int, str, str], ...]:
     """(start, end, surface, kind) for every time expression, non-overlapping, in text order. A month in lower
     case ("in july") is read as if capitalised (`cap_months`); the surface is as written."""
     taken: list[tuple[int, int, str, str]] = []
@@ -200,12 +200,12 @@ def find_time_expressions(text: str) -> list[tuple[int, int, str, str]]:
         if (needle is not None and not needle.search(low)) or (not has_unit and rx.pattern in _UNIT_PATTERNS) \
                 or (not has_month and rx.pattern in _MONTH_PATTERNS):
             continue
-        for m in rx.finditer(raw if rx.pattern == LOWER_ALONE_RE else text):  # "august works." as written
+        for m in rx.finditer(raw if rx.pattern in (LOWER_ALONE_RE, MONTH_ALONE_RE) else text):  # as written
             s, e = m.span()
             if any(s < te and ts < e for ts, te, _, _ in taken) or (kind == "range" and not is_range(m.group(0))):
                 continue
             taken.append((s, e, raw[s:e], kind))
-    return sorted(taken)
+    return tuple(sorted(taken))
 
 
 @lru_cache(maxsize=32768)
@@ -378,7 +378,8 @@ def resolve_time_expressions(text: str, base: datetime, discourse: Discourse = N
             fl = None if ref is None else (following_span(surface, ref) or before_span(surface, ref))
             res = None if fl is None else (fl[0], fl[0], fl[1], fl[2])  # type: ignore[assignment]
         else:
-            res = pick_reading(surface, text, s, e, base.date(), prefer, since, _resolve_cached)
+            res = weekday_in_view(surface, pick_reading(surface, text, s, e, base.date(), prefer, since, _resolve_cached),
+                                  named_before(out, True, False) or (discourse.span and discourse.span[0]), base.date())
         if res is None:
             out.append(TimeMention(surface, s, e, kind))
             continue

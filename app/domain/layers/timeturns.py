@@ -2,7 +2,7 @@
 and what the turns before it settled (`timediscourse.Discourse`). The labelled set's time spans are
 scored from this (`palimpsest bench layers`), and a query's context dates its items so
 (`discourses`), from the turns of the same conversation that the query holds, and for a bare day number
-the days named with their month before it in any sitting (`remembered_before`, from the mentions the
+the days named with their month or weekday before it in any sitting (`remembered_before`, from the mentions the
 layers' build stored). Pure, no I/O.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from app.domain.layers.timediscourse import FEW_DAYS, NO_DISCOURSE, SITTING, THA
 from app.domain.layers.timeparse import TimeMention, resolve_time_expressions
 
 
-NAMED_KEPT = 12  # days named with their month that a later sitting's bare day number may take up
+NAMED_KEPT = 12  # days named with their month or weekday that a later sitting's bare day number may take up
 LOOKBACK = 6  # a query's context reads a leaning turn with at most this many turns before it
 
 # the forms a turn's words leave to the turns before it (timediscourse): a bare day number, "the Friday
@@ -59,7 +59,7 @@ class DateThread:
     anchor: tuple[date, date, datetime] | None = None  # [start, end) of the last date named with its month, when
     last: tuple[date, datetime] | None = None  # the last single day named, when
     stretch: tuple[date, date, datetime] | None = None  # [start, end) of a few days named after it, when
-    named: tuple[date, ...] = ()  # single days named with their month, the last NAMED_KEPT, any sitting
+    named: tuple[date, ...] = ()  # single days named with their month or weekday, the last NAMED_KEPT, any sitting
 
     def read(self, text: str, at: datetime) -> tuple[Discourse, list[TimeMention]]:
         """The discourse the turn is read with, and its mentions; then what the turn adds."""
@@ -111,10 +111,17 @@ class DateThread:
                    tuple(date.fromisoformat(x) for x in d.get("named") or ()))  # "named": since timeparse/17
 
 
+# a day number with the weekday it falls on ("Thursday the 17th", "Sat 13th"): the weekday picks its month
+_WEEKDAY_DAY = re.compile(r"(?i)\b(?:mon|tue|tues|wed|wednes|thu|thur|thurs|fri|sat|satur|sun)(?:day)?\.?\s+(?:the\s+)?"
+                          r"\d{1,2}(?:st|nd|rd|th)\b")
+
+
 def named_day(m: TimeMention) -> date | None:
-    """The day a mention names with its month ("the 20th of April", "April 20"), else None: what a later
-    sitting's bare "the 20th" may take up (`Discourse.named`)."""
-    if not (m.resolved and m.range_start and m.range_end and m.granularity == "day" and is_explicit(m.surface)):
+    """The day a mention names with its month ("the 20th of April", "April 20") or with its weekday ("Thursday
+    the 17th": the month the weekday falls in), else None: what a later bare "the 17th" may take up
+    (`Discourse.named`). Since timeparse/20 the weekday's too: on dev 536 that fixed 4 spans and broke none."""
+    if not (m.resolved and m.range_start and m.range_end and m.granularity == "day"
+            and (is_explicit(m.surface) or _WEEKDAY_DAY.search(m.surface))):
         return None
     start = date.fromisoformat(m.range_start)
     return start if date.fromisoformat(m.range_end) - start == timedelta(days=1) else None

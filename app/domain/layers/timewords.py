@@ -212,4 +212,33 @@ WORD_PATTERNS = [(AROUND_HOLIDAY_RE, "relative", re.I, r"\b(?:before|after)\b"),
                  (HOLIDAY_YEAR_RE, "relative", re.I, r"(?:last|next|this)\s+year"),
                  (WEEKDAY_OF_WEEK_RE, "relative", re.I, r"day\s+(?:last|next|this)\s+week"),
                  (WEEKS_OF_MONTH_RE, "relative", re.I, r"(?:first|last|final)\s+(?:two|three|2|3)\s+weeks\s+(?:of|in)\b")]
-LATE_PATTERNS = [(BARE_DAY_RE, "relative", 0, r"\d(?:st|nd|rd|th)\b")]
+# a year said alone ("graduated 2017", "booking up for 2026", "my 2024 return"), after every other form: not a
+# figure (a price, a code, a count of words or steps, room 2011), not after a name ("Reserva 2019": a vintage, a
+# model), nor one end of a stretch of years ("2018-2023", "from 1990 to 2020": no one year)
+_NOT_BEFORE_YEAR = "".join(rf"(?<!\b{w}\s)" for w in (
+    "room", "Room", "flat", "Flat", "unit", "suite", "gate", "bus", "route", "flight", "page", "line", "port", "ticket",
+    "issue", "order", "ref", "number", "code", "error", "version", "model", "item", "no.", "No.", "PR", "plot", "Plot",
+    "code is", "PIN is", "pin is")) + "".join(rf"(?<!\b[A-Z][a-z]{{{k}}}\s)" for k in range(1, 13))
+BARE_YEAR_RE = (rf"(?<![\w£$€¥#.,:/'’+-]){_NOT_BEFORE_YEAR}(?<!\d\s[-–]\s)(?<!\d\sto\s)(?<!\d\sand\s)(?<!\d\sor\s)"
+                r"(?:19\d\d|20\d\d)(?![\w%°]|[.,:]\d|\s*(?:[-–/&]|to\b|until\b|till\b|and\b|or\b)\s*(?:19|20)?\d\d)"
+                r"(?!\s*(?:words?|steps?|miles?|km|k|metres?|meters?|feet|ft|calories|kcal|people|users|customers|rows|"
+                r"records|lines|pounds|quid|dollars|euros|points|views|followers|members|hours|hrs|minutes|mins|seconds|"
+                r"units|pieces|items|copies|tickets|entries|votes|vintage|[kmg]?[bg]|mg|ml|kg|cc|rpm|x)\b)")
+# April, June and August said alone, as a choice or an object ("no promises on June", "can't do August", "so what,
+# June?"), after every other form: not one a person goes by (before a surname, after a title, a kin word, "with",
+# "told", ..., called by it: "Thanks, June."), nor the subject of a verb ("June said", "June is fine, thanks for
+# asking", "August was hot", "June's mum"), where a person and a month read alike
+_PERSON_BEFORE = "".join(rf"(?<!\b{w}\s)" for w in (
+    "aunt", "Aunt", "auntie", "Auntie", "uncle", "gran", "Gran", "nan", "Nan", "Mrs", "Mr", "Ms", "Miss", "Dr", "cousin",
+    "sister", "brother", "friend", "dear", "Dear", "Hi", "hi", "Hey", "hey", "Hello", "Thanks", "thanks", "with", "told",
+    "asked", "tell", "ask", "call", "called", "met", "meet", "and", "love", "Love"))
+MONTH_ALONE_RE = (rf"(?<![\w'’-]){_PERSON_BEFORE}(?:April|June|August)(?![\w-])(?!['’](?!s\s+[a-z]))(?!\s+(?-i:[A-Z]))"
+                  r"(?!['’]s\s+(?:mum|dad|mother|father|husband|wife|partner|sister|brother|kids|son|daughter|friend|boyfriend|"
+                  r"girlfriend|place|house|home|birthday|family|car|dog|cat|fine|good|ok|okay|well|great|here|there|not|been|"
+                  r"got|gone|a|an|the|my|our|his|her|your|their|just|still|also|really|so|very|too|always|never|back|out|"
+                  r"away|off|on|in|at|with|about|\w+ing|\w+ed)\b)"
+                  + "".join(rf"(?!(?<=,\s{m})\s*[.!])" for m in ("April", "June", "August"))  # "Thanks, June."
+                  + r"(?!,?\s+(?:is|was|has|had|can|could|will|would|should|might|must|may|did|does|do|said|says|asked|told|"
+                  r"thinks|wants|and\s+I|and\s+me|\w+s\b)\b)")
+LATE_PATTERNS = [(BARE_DAY_RE, "relative", 0, r"\d(?:st|nd|rd|th)\b"), (BARE_YEAR_RE, "absolute", 0, r"(?:19|20)\d\d"),
+                 (MONTH_ALONE_RE, "relative", 0, "april|june|august")]

