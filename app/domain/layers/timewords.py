@@ -5,9 +5,10 @@ its year ("Spring it is.", "summer works for me", "Spring next year"), "New Year
 New Year"), the days around a named holiday ("the day after Boxing Day", "the Saturday after Easter"), a
 holiday with its year in words ("Christmas next year"), "the Easter weekend", "Wednesday last week" and "the last
 two weeks of July" (read by `timeforms.shifted_span`, as "this time next week" is), and a day number without "the"
-where chat drops it ("13th is good", `LATE_PATTERNS`). Each form asks for a time context, so that "this
-may take a while", "Audi Q3", "quarter past three", "a dunk in the fourth quarter", "a spring in his step" or
-"Happy new year!" name no date. Pure functions, no I/O.
+where chat drops it ("13th is good"), a year said alone ("graduated 2017") and April, June or August said alone as
+a choice ("no promises on June"), after every other form (`LATE_PATTERNS`). Each form asks for a time context, so
+that "this may take a while", "Audi Q3", "quarter past three", "a dunk in the fourth quarter", "a spring in his step",
+"room 2011", "Thanks, June." or "Happy new year!" name no date. Pure functions, no I/O.
 """
 from __future__ import annotations
 
