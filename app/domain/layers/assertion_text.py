@@ -10,6 +10,7 @@ from app.domain.layers.assertion_grammar import normalise
 from app.domain.layers.assertion_rules import RELATION_NOUNS
 from app.domain.layers.text import CALENDAR_WORDS, LOWER, NOT_NAMES, STOPWORDS, UPPER
 from app.domain.layers.timeparse import find_time_expressions
+from app.domain.layers.timewords import MONTHS_AS_NAMES
 
 _UP, _LOW = UPPER, LOWER
 
@@ -277,8 +278,8 @@ def names_a_time(value: str) -> bool:
     """A value that is only a time ("2 November", "Christmas", "Next Saturday", "Thursdays"): no place, organisation,
     school or plan names itself so, whatever the pattern that took it."""
     v = value.strip().strip(".,!?;:\"'’()")  # a name that is also a month ("a cat called May") reads as no time
-    if v in ("April", "June", "August"):  # alone, with nothing around it, these are read as names (timewords: said
-        return False  # alone in a sentence, as months)
+    if v in MONTHS_AS_NAMES:  # alone, with nothing around it, these are read as names (timewords: said alone in a
+        return False  # sentence, as months)
     return any(s == 0 and e >= len(v) - 1 for s, e, _, _ in find_time_expressions(v))
 
 

@@ -15,6 +15,7 @@ from typing import Hashable, Iterable, Mapping, Sequence
 
 from app.domain.layers.timediscourse import FEW_DAYS, NO_DISCOURSE, SITTING, THAT_RE, Discourse, few_days, is_explicit
 from app.domain.layers.timeparse import TimeMention, resolve_time_expressions
+from app.domain.layers.timeyear import WEEKDAY_WORD
 
 
 NAMED_KEPT = 12  # days named with their month or weekday that a later sitting's bare day number may take up
@@ -112,8 +113,7 @@ class DateThread:
 
 
 # a day number with the weekday it falls on ("Thursday the 17th", "Sat 13th"): the weekday picks its month
-_WEEKDAY_DAY = re.compile(r"(?i)\b(?:mon|tue|tues|wed|wednes|thu|thur|thurs|fri|sat|satur|sun)(?:day)?\.?\s+(?:the\s+)?"
-                          r"\d{1,2}(?:st|nd|rd|th)\b")
+_WEEKDAY_DAY = re.compile(rf"(?i)\b{WEEKDAY_WORD}\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)\b")
 
 
 def named_day(m: TimeMention) -> date | None:

@@ -229,16 +229,17 @@ BARE_YEAR_RE = (rf"(?<![\w£$€¥#.,:/'’+-]){_NOT_BEFORE_YEAR}(?<!\d\s[-–]\
 # June?"), after every other form: not one a person goes by (before a surname, after a title, a kin word, "with",
 # "told", ..., called by it: "Thanks, June."), nor the subject of a verb ("June said", "June is fine, thanks for
 # asking", "August was hot", "June's mum"), where a person and a month read alike
+MONTHS_AS_NAMES = ("April", "June", "August")
 _PERSON_BEFORE = "".join(rf"(?<!\b{w}\s)" for w in (
     "aunt", "Aunt", "auntie", "Auntie", "uncle", "gran", "Gran", "nan", "Nan", "Mrs", "Mr", "Ms", "Miss", "Dr", "cousin",
     "sister", "brother", "friend", "dear", "Dear", "Hi", "hi", "Hey", "hey", "Hello", "Thanks", "thanks", "with", "told",
     "asked", "tell", "ask", "call", "called", "met", "meet", "and", "love", "Love"))
-MONTH_ALONE_RE = (rf"(?<![\w'’-]){_PERSON_BEFORE}(?:April|June|August)(?![\w-])(?!['’](?!s\s+[a-z]))(?!\s+(?-i:[A-Z]))"
+MONTH_ALONE_RE = (rf"(?<![\w'’-]){_PERSON_BEFORE}(?:{'|'.join(MONTHS_AS_NAMES)})(?![\w-])(?!['’](?!s\s+[a-z]))(?!\s+(?-i:[A-Z]))"
                   r"(?!['’]s\s+(?:mum|dad|mother|father|husband|wife|partner|sister|brother|kids|son|daughter|friend|boyfriend|"
                   r"girlfriend|place|house|home|birthday|family|car|dog|cat|fine|good|ok|okay|well|great|here|there|not|been|"
                   r"got|gone|a|an|the|my|our|his|her|your|their|just|still|also|really|so|very|too|always|never|back|out|"
                   r"away|off|on|in|at|with|about|\w+ing|\w+ed)\b)"
-                  + "".join(rf"(?!(?<=,\s{m})\s*[.!])" for m in ("April", "June", "August"))  # "Thanks, June."
+                  + "".join(rf"(?!(?<=,\s{m})\s*[.!])" for m in MONTHS_AS_NAMES)  # "Thanks, June."
                   + r"(?!,?\s+(?:is|was|has|had|can|could|will|would|should|might|must|may|did|does|do|said|says|asked|told|"
                   r"thinks|wants|and\s+I|and\s+me|\w+s\b)\b)")
 LATE_PATTERNS = [(BARE_DAY_RE, "relative", 0, r"\d(?:st|nd|rd|th)\b"), (BARE_YEAR_RE, "absolute", 0, r"(?:19|20)\d\d"),

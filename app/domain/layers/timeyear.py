@@ -10,7 +10,7 @@ from datetime import date, timedelta
 from typing import Callable
 
 from app.domain.layers.timecal import (_HOLIDAY, _MONTH_CAP, _SEASON, _SPAN_VERB, label, sentence_around, sentence_tense,
-                                       tense_around, valid)
+                                       tense_around, valid, weekday_num)
 from app.domain.layers.timediscourse import is_explicit
 
 Reading = tuple  # what timeparse._resolve_cached gives: (date, start, end, granularity[, label])
@@ -135,10 +135,10 @@ def pick_reading(surface: str, text: str, s: int, e: int, base: date, prefer: st
     return res
 
 
-# a weekday and a day number without a month ("Saturday the 23rd", "Sat 23rd")
-_WEEKDAY_NTH = re.compile(r"(?i)(?:on\s+)?(mon|tue|tues|wed|wednes|thu|thur|thurs|fri|sat|satur|sun)(?:day)?\.?,?\s+(?:the\s+)?"
-                          r"(\d{1,2})(?:st|nd|rd|th)")
-_WD_NUM = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
+# a weekday, written out or short ("Saturday", "Sat.", "Thurs"); and with a day number without a month ("Saturday the
+# 23rd", "Sat 23rd")
+WEEKDAY_WORD = r"(mon|tue|tues|wed|wednes|thu|thur|thurs|fri|sat|satur|sun)(?:day)?\.?"
+_WEEKDAY_NTH = re.compile(rf"(?i)(?:on\s+)?{WEEKDAY_WORD},?\s+(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)")
 
 
 def weekday_in_view(surface: str, own: Reading | None, month_named: date | None, base: date) -> Reading | None:
@@ -150,7 +150,7 @@ def weekday_in_view(surface: str, own: Reading | None, month_named: date | None,
     m = _WEEKDAY_NTH.fullmatch(surface.strip())
     if m is None or month_named is None or (own is not None and 0 <= (own[0] - base).days <= 31):
         return own
-    wd, day = _WD_NUM[m.group(1).lower()[:3]], int(m.group(2))
+    wd, day = weekday_num(m.group(1)), int(m.group(2))
     y, mo = month_named.year, month_named.month
     if day < month_named.day:
         y, mo = (y + 1, 1) if mo == 12 else (y, mo + 1)
