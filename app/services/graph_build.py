@@ -45,7 +45,8 @@ from app.domain.layers.events import LayerEvent, jsonable
 from app.domain.layers.graph_diff import NameVectors
 from app.domain.layers.graph_fold import FOLD_VERSION, FactFold
 from app.domain.layers.graph_inc import Assembly
-from app.domain.layers.graph_rows import fragment_rows, row_changes
+from app.domain.layers.graph_rows import fragment_rows, mention_dict, row_changes
+from app.domain.layers.timeturns import resolve_turns
 from app.services.builds import new_rows, save_state
 from app.services.consolidation_build import consolidation_version, span_model
 from app.services.layer_job import Context, ConversationLayer
@@ -172,8 +173,9 @@ _WARM: OrderedDict[tuple, _Held] = OrderedDict()
 WARM_EVENTS = 40_000
 
 
-def _meta(e: LayerEvent) -> tuple[str, str | None, str, int]:
-    return (e.id, e.speaker, e.occurred_at.isoformat(), e.seq)
+def _meta(e: LayerEvent, turn: list[timeparse.TimeMention]) -> tuple[str, str | None, str, int, list[dict]]:
+    """What the assembly and the state's chunks keep of an event; `turn`: its mentions (`FactFold.add`)."""
+    return (e.id, e.speaker, e.occurred_at.isoformat(), e.seq, [mention_dict(m) for m in turn])
 
 
 def _save(conn: Connection, ctx: Context, events: int, last, last_at, last_pk, held: _Held,  # noqa: ANN001
@@ -215,7 +217,10 @@ def _build_graph(conn: Connection, ctx: Context) -> dict:
     _WARM.pop((ctx.tenant_id, ctx.conversation_id, ctx.version), None)
     if llm is not None:  # the LLM extractor: a full build each time (no fold)
         frag = extractor().extract(events, episodes, assertions=assertions or extract_assertions(events, llm))  # type: ignore[call-arg]
-        nodes, edges, signals = fragment_rows(frag, [(r.id, r.speaker) for r in ctx.rows], ctx.version)
+        turn = {e.id: [mention_dict(m) for m in ms] for e, (_, ms) in
+                zip(events, resolve_turns((e.content, e.occurred_at) for e in events))}
+        nodes, edges, signals = fragment_rows(frag, [(r.id, r.speaker, turn.get(str(r.id))) for r in ctx.rows],
+                                              ctx.version)
         graph_store.replace_graph(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, nodes, edges)
         graph_store.set_graph_signals(conn, ctx.tenant_id, ctx.conversation_id, signals)
         stats = dict(frag.stats)
@@ -225,11 +230,9 @@ def _build_graph(conn: Connection, ctx: Context) -> dict:
         assertions = extract_assertions(events, spans=span_model())
     rules = extractor()
     fold = FactFold(graph_fold.LOOKAHEAD, rules)
-    for e in events:
-        fold.add(e)
+    meta = [_meta(e, fold.add(e)) for e in events]
     names = NameVectors(rules.encode, {})
     asm = Assembly(ctx.version)
-    meta = [_meta(e) for e in events]
     asm.update(meta, fold.closed_facts(), fold.tail_facts(), episodes, assertions, _vectors(names), delta=False)
     nodes, edges, signals = asm.rows()
     graph_store.replace_graph(conn, ctx.tenant_id, ctx.conversation_id, ctx.version, nodes, edges)
@@ -305,9 +308,8 @@ def _extend_graph(conn: Connection, ctx: Context) -> dict | None:
     meta = []
     for i, r in enumerate(new):
         e = LayerEvent.of(r, seq=stored.events + i)
-        fold.add(e)
+        meta.append(_meta(e, fold.add(e)))
         held.seqs[e.id] = e.seq
-        meta.append(_meta(e))
     warm = not old_meta
     delta = asm.update(old_meta + meta, fold.closed_facts(0 if not warm else closed_from), fold.tail_facts(),
                        episodes, assertions, _vectors(names), delta=warm)

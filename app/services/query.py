@@ -25,6 +25,7 @@ from typing import Any, Iterable
 from sqlalchemy import Connection
 
 from app.domain.filters import metadata_matches
+from app.domain.layers.graph_rows import turn_mentions
 from app.domain.layers.timediscourse import NO_DISCOURSE
 from app.domain.layers.timeparse import TimeMention
 from app.domain.layers.timeturns import discourses, may_take_up, remembered_before
@@ -52,7 +53,7 @@ from app.services.retrievers import GRAPH, RETRIEVERS, SEPARATION, SearchContext
 from app.storage.candidates import Scope, preliminaries
 from app.storage.events import EventRow, neighbours
 from app.storage.hydrate import candidate_rows, episode_summaries
-from app.storage.signals import EventSignalsView, time_mentions_before
+from app.storage.signals import EventSignalsView, signals_for, time_mentions_before
 
 
 @dataclass(frozen=True)
@@ -193,12 +194,15 @@ def _assemble(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
     known = {r.event.id: r.event for r in ranked} | {e.id: e for rows_ in near.values() for e in rows_}
     plan = AssemblyPlan(direct=q.top_k, neighbour_of=recipe.neighbour_of if recipe.neighbours else 0,
                         notice=recipe.notice, compact_stamps=recipe.compact_stamps)
-    # "the 16th" after "December 14": each item's dates read with the turns before it that the query holds,
-    # and a bare day number with the days its conversation named in earlier sittings
+    # each item's dates as the graph layer read them with every turn before it ("the 16th" after "December 14");
+    # a turn it has not read yet (or under a metadata filter: what the filter hides may not date what it shows)
+    # is read here, with the turns before it that the query holds and the days its conversation named before
+    held = _layer_dates(conn, q, known, sig)
+    rest = [e for e in known.values() if e.id not in held]
     said = discourses([(e.id, e.conversation_id, e.content, e.occurred_at) for e in known.values()],
-                      _named_before(conn, q, known.values()))
-    ctx_ranked = [_ctx_item(r.event, sig, known, said) for r in ranked]
-    ctx_near = {pk: [_ctx_item(e, sig, known, said) for e in evs] for pk, evs in near.items()}
+                      _named_before(conn, q, rest)) if rest else {}
+    ctx_ranked = [_ctx_item(r.event, sig, known, said, held) for r in ranked]
+    ctx_near = {pk: [_ctx_item(e, sig, known, said, held) for e in evs] for pk, evs in near.items()}
     at_least = getattr(embedder, "token_floor", None)  # a cheap lower bound of count_tokens, when it has one
     ctx = assemble(ctx_ranked, q.token_budget, embedder.count_tokens, neighbours=ctx_near, plan=plan,
                    at_least=at_least)
@@ -217,6 +221,22 @@ def _assemble(conn: Connection, q: QueryInput, recipe: Recipe, embedder: Embedde
     context_items = sorted(((known[pk], ctx.reasons[pk]) for pk in ctx.included),
                            key=lambda x: (x[0].occurred_at, x[0].id))
     return QueryOutput(items, ctx.text, ctx.tokens, {}, context_items, ctx.left_out, summaries=ctx.summaries)
+
+
+def _layer_dates(conn: Connection, q: QueryInput, known: dict[int, EventRow],
+                 sig: dict[int, EventSignalsView]) -> dict[int, tuple[TimeMention, ...]]:
+    """Event pk -> its turn's time mentions as the graph layer stored them (`graph_rows.turn_mentions`), for
+    the held events it has read with this version; none under a metadata filter."""
+    if q.scope.where is not None:
+        return {}
+    missing = [pk for pk in known if pk not in sig]
+    views = sig | signals_for(conn, q.scope.tenant_id, missing) if missing else sig
+    out = {}
+    for pk, e in known.items():
+        v = views.get(pk)
+        if v is not None and (ms := turn_mentions(v.graph_version, e.content, v.time_mentions)) is not None:
+            out[pk] = ms
+    return out
 
 
 def _named_before(conn: Connection, q: QueryInput, events: Iterable[EventRow]) -> dict[int, tuple[date, ...]]:
@@ -260,12 +280,15 @@ def _summaries(conn: Connection, tenant_id: int, pks: list[int],
 
 
 def _ctx_item(e: EventRow, sig: dict[int, EventSignalsView] | None = None,
-              known: dict[int, EventRow] | None = None, said: dict | None = None) -> ContextItem:
+              known: dict[int, EventRow] | None = None, said: dict | None = None,
+              dates: dict[int, tuple[TimeMention, ...]] | None = None) -> ContextItem:
     """The event as the context shows it, with the later event that superseded it (from the layers)
-    and what the turns before it settled about dates (`said`, from `timeturns.discourses`)."""
+    and its dates: as the layers read them (`dates`), else what the turns before it settled
+    (`said`, from `timeturns.discourses`)."""
     newer = sig[e.id].superseded_by if sig and e.id in sig else None
     at = known[newer].occurred_at if newer is not None and known and newer in known else None
-    return ContextItem(e.id, e.speaker, e.content, e.occurred_at, newer, at, (said or {}).get(e.id, NO_DISCOURSE))
+    return ContextItem(e.id, e.speaker, e.content, e.occurred_at, newer, at, (said or {}).get(e.id, NO_DISCOURSE),
+                       (dates or {}).get(e.id))
 
 
 # ---------------------------------------------------------------- one request, as the API runs it

@@ -19,7 +19,7 @@ from app.storage.signals import EventSignalsView
 _EVENT_SELECT = ", ".join(f"e.{c.expression.name}" for c in EVENT_COLUMNS)
 _SIGNAL_SELECT = ("s.event_pk, s.conversation_id, s.surprise, s.surprise_facts, s.salience, s.importance, "
                   "s.episode_index, s.superseded_by_event_pk, s.entities, s.resolved_dates, s.time_mentions, "
-                  "s.search_extra, s.heat, s.heat_stage, s.access_count, s.last_access_at")
+                  "s.search_extra, s.heat, s.heat_stage, s.access_count, s.last_access_at, s.graph_version")
 _N_EVENT = len(EVENT_COLUMNS)
 
 # The candidates, plus (when asked) the events that superseded one of them: the id array grows by a
@@ -53,7 +53,7 @@ def candidate_rows(conn: Connection, tenant_id: int, pks: Iterable[int], *, sign
             s = r[_N_EVENT:]
             sig[r[0]] = EventSignalsView(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], tuple(s[8] or ()),
                                          tuple(s[9] or ()), list(s[10] or []), s[11], s[12], s[13], s[14] or 0,
-                                         s[15])
+                                         s[15], s[16])
     return rows, sig
 
 

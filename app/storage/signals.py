@@ -187,6 +187,7 @@ class EventSignalsView:
     heat_stage: str | None
     access_count: int
     last_access_at: datetime | None
+    graph_version: str | None = None  # the graph layer's version that wrote `entities` ... `search_extra`
 
 
 def signals_for(conn: Connection, tenant_id: int, pks: Iterable[int]) -> dict[int, EventSignalsView]:
@@ -198,12 +199,13 @@ def signals_for(conn: Connection, tenant_id: int, pks: Iterable[int]) -> dict[in
     res = conn.execute(select(
         s.event_pk, s.conversation_id, s.surprise, s.surprise_facts, s.salience, s.importance, s.episode_index,
         s.superseded_by_event_pk, s.entities, s.resolved_dates, s.time_mentions, s.search_extra, s.heat,
-        s.heat_stage, s.access_count, s.last_access_at,
+        s.heat_stage, s.access_count, s.last_access_at, s.graph_version,
     ).where(s.tenant_id == tenant_id, s.event_pk == any_pk(ids))).all()
     out = {}
     for r in res:
         out[r[0]] = EventSignalsView(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], tuple(r[8] or ()),
-                                     tuple(r[9] or ()), list(r[10] or []), r[11], r[12], r[13], r[14] or 0, r[15])
+                                     tuple(r[9] or ()), list(r[10] or []), r[11], r[12], r[13], r[14] or 0, r[15],
+                                     r[16])
     return out
 
 

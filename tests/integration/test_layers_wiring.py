@@ -242,7 +242,7 @@ def test_the_cli_rebuilds_a_layer_from_the_log(built, engine):
         conn.execute(text("DELETE FROM graph_edges WHERE tenant_id = :t"), {"t": tid})
     r = CliRunner().invoke(cli, ["rebuild", "--layer", "graph", "--conversation", "hm", "--tenant", name])
     assert r.exit_code == 0, r.output
-    assert "graph/4" in r.output and "8 events" in r.output
+    assert "graph/5" in r.output and "8 events" in r.output
     after = slice_rows(engine, tid, "hm")
     assert after["nodes"] == before["nodes"] and after["edges"] == before["edges"]
     r = CliRunner().invoke(cli, ["rebuild", "--layer", "nope"])

@@ -79,6 +79,14 @@ def test_context_dates_a_turn_with_the_turns_before_it(client, tenant):
     assert "The 22nd [22 November 2025]" in lunch
     odile = next(line for line in lines if "Odile" in line)
     assert "the night before [21 November 2025]" in odile
+    # a time range that leaves out the turns "the night before" counts back from: the query holds none of
+    # them, and the turn still reads as the layers read it with every turn before it (graph/5 keeps each
+    # turn's mentions)
+    alone = client.post("/v1/query", headers=auth(key), json={
+        "query": "When does Aunt Odile fly in?", "conversation_id": "party",
+        "time_range": {"start": "2025-09-28T20:03:00Z"}, "pipeline": {"neighbours": 0}}).json()
+    assert [c["event_id"] for c in alone["context_items"]] == ["party-3"]
+    assert "the night before [21 November 2025]" in alone["context"]
 
 
 

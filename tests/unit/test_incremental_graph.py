@@ -29,7 +29,8 @@ from app.domain.layers.graph_fold import FactFold, fact_to_dict, fold_facts
 from app.domain.layers.episodes import Episode
 from app.domain.layers.graph_inc import Assembly
 from app.domain.layers.graph_model import assemble
-from app.domain.layers.graph_rows import fragment_rows
+from app.domain.layers.graph_rows import fragment_rows, mention_dict
+from app.domain.layers.timeturns import resolve_turns
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)
 LINES = [
@@ -170,7 +171,8 @@ def canon(nodes: list[dict], edges: list[dict], signals: list[dict]) -> tuple:
 def one_pass_rows(evs: list[LayerEvent], lookahead: int) -> tuple:
     _, facts = fold_facts(evs, RuleExtractor(), lookahead)
     frag = assemble("c1", evs, facts, episodes_of(evs), NameVectors(fake_encode), assertions=extract_all(evs))
-    return canon(*fragment_rows(frag, [(int(e.id), e.speaker) for e in evs], "v"))
+    turn = [[mention_dict(m) for m in ms] for _, ms in resolve_turns((e.content, e.occurred_at) for e in evs)]
+    return canon(*fragment_rows(frag, [(int(e.id), e.speaker, t) for e, t in zip(evs, turn)], "v"))
 
 
 def assembled_in_batches(evs: list[LayerEvent], cuts: list[int], lookahead: int, cold: list[bool]):
@@ -192,9 +194,8 @@ def assembled_in_batches(evs: list[LayerEvent], cuts: list[int], lookahead: int,
             fold, names, asm = held
             old = []
         closed_from, names_from = len(fold.closed), len(names.cache)
-        for e in evs[a:b]:
-            fold.add(e)
-        new = [(e.id, e.speaker, e.occurred_at.isoformat(), e.seq) for e in evs[a:b]]
+        new = [(e.id, e.speaker, e.occurred_at.isoformat(), e.seq, [mention_dict(m) for m in fold.add(e)])
+               for e in evs[a:b]]
         delta = asm.update([tuple(m) for m in old] + new, fold.closed_facts(closed_from if not old and head else 0),
                            fold.tail_facts(), episodes_of(evs[:b]), extract_all(evs[:b]), names)
         if old or head is None:

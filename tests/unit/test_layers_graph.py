@@ -136,7 +136,7 @@ def test_entity_merge_by_embedding_cosine(encode):
 
 def test_fragment_serialises_to_json(fragment):
     data = json.loads(json.dumps(jsonable(fragment)))
-    assert data["layer_version"] == "graph/4" and len(data["edges"]) == len(fragment.edges)
+    assert data["layer_version"] == "graph/5" and len(data["edges"]) == len(fragment.edges)
     assert data["facet_points"][0]["dates"][0]["date"] == "2023-05-07"
 
 

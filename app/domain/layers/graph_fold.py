@@ -122,8 +122,10 @@ class FactFold:
 
     # ---------------------------------------------------------------- the fold
 
-    def add(self, ev: LayerEvent) -> None:
-        """Fold one event (later than every event folded); closes the event `lookahead` before it."""
+    def add(self, ev: LayerEvent) -> list[TimeMention]:
+        """Fold one event (later than every event folded); closes the event `lookahead` before it. Returns
+        the event's time expressions as the turns before it settle them (`DateThread.read`: the whole
+        turn, its offsets), final once folded: what the context shows beside the words."""
         self.n += 1
         if ev.speaker and ev.speaker not in self.speakers:
             self.speakers.append(ev.speaker)
@@ -143,12 +145,13 @@ class FactFold:
                 self.known.add(k)
         self.concept_df.update(self.rules.concepts_in(ev.content))
         own_kin(self.kin, ev.content, ev.speaker)
-        self.said[ev.id] = self.dates.read(ev.content, ev.occurred_at)[0]
+        self.said[ev.id], mentions = self.dates.read(ev.content, ev.occurred_at)
         self.tail.append(ev)
         while len(self.tail) > self.lookahead:
             done = self.tail.pop(0)
             self.closed.append((done.id, json.dumps([fact_to_dict(f) for f in self._extract(done)])))
             self.said.pop(done.id, None)
+        return mentions
 
     def _common(self) -> _Minus:
         return _Minus(self.common, {norm_name(s) for s in self.speakers})

@@ -70,6 +70,7 @@ class Assembly:
     version: str = ""  # the layer version written into the signal rows
     names: NameMerge = field(default_factory=NameMerge)
     events: dict[str, tuple[str | None, str, int]] = field(default_factory=dict)  # id -> (speaker, time, seq)
+    turn_dates: dict[str, list[dict]] = field(default_factory=dict)  # id -> its turn's time mentions (the fold's)
     order: list[str] = field(default_factory=list)  # event ids in time order
     pos: dict[str, int] = field(default_factory=dict)
     speakers: list[str] = field(default_factory=list)
@@ -98,17 +99,20 @@ class Assembly:
 
     # ---------------------------------------------------------------- a batch
 
-    def update(self, new_events: Sequence[tuple[str, str | None, str, int]], closed: Sequence[tuple[str, list[RawFact]]],
+    def update(self, new_events: Sequence[tuple], closed: Sequence[tuple[str, list[RawFact]]],
                tail: Sequence[tuple[str, list[RawFact]]], episodes: Sequence[Episode],
                assertions: Sequence[Assertion], vectors: Encode | None, delta: bool = True) -> RowDelta | None:
-        """`new_events`: (id, speaker, ISO time, seq) in time order; `closed`: the events closed since
+        """`new_events`: (id, speaker, ISO time, seq[, the turn's time mentions as data]) in time order (the
+        mentions go into the event's signal row, `graph_rows.signal_row`); `closed`: the events closed since
         the last update with their facts (in order); `tail`: every open event with its facts now.
         Without `delta` (a full build, or an assembly made again, which write `rows()`), the rows
         touched are not listed: None."""
         nodes: set[str] = set()
         triples: set[Triple] = set()
-        for eid, speaker, at, seq in new_events:
+        for eid, speaker, at, seq, *turn in new_events:
             self.events[eid] = (speaker, at, seq)
+            if turn:
+                self.turn_dates[eid] = turn[0]
             self.pos[eid] = len(self.order)
             self.order.append(eid)
             if speaker and speaker not in self.speakers:
@@ -343,7 +347,8 @@ class Assembly:
         return [*self.owned.get(t, ()), *self.temporal.get(t, {}).values(), *self.evolution.edges.get(t, {}).values()]
 
     def _signal(self, eid: str) -> dict:
-        return event_signal(int(eid), self.events[eid][0], self.fps.get(eid, ()), self.entities, self.version)
+        return event_signal(int(eid), self.events[eid][0], self.fps.get(eid, ()), self.entities, self.version,
+                            self.turn_dates.get(eid))
 
     def _delta(self, nodes: set[str], triples: set[Triple], signals: set[str]) -> RowDelta:
         rows = [r for r in (self._node(k) for k in sorted(nodes)) if r is not None]

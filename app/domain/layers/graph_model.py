@@ -34,8 +34,9 @@ from app.domain.layers.timeparse import TimeMention
 from app.domain.layers.timeturns import resolution_stats
 
 # 2: facet ids no longer collide with an entity named "none"; 3: episodes/2; 4: the extractor is a fold
-# (app.domain.layers.graph_fold), an entity's id is its first-named member's
-LAYER_VERSION = "graph/4"
+# (app.domain.layers.graph_fold), an entity's id is its first-named member's; 5: an event's signal row keeps its
+# whole turn's time mentions (the fold's `DateThread`), which a query's context shows without reading the turn
+LAYER_VERSION = "graph/5"
 EDGE_TYPES = ("belongs_to", "involves_entity", "temporal", "evolution", "causal")
 
 

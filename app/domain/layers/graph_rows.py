@@ -14,9 +14,10 @@ import json
 from datetime import date, timedelta
 from typing import Iterable, Sequence
 
+from app.domain.layers import timeparse
 from app.domain.layers.episodes import Episode
 from app.domain.layers.graph_entities import Entity
-from app.domain.layers.graph_model import Edge, Facet, FacetPoint, GraphFragment
+from app.domain.layers.graph_model import LAYER_VERSION, Edge, Facet, FacetPoint, GraphFragment
 from app.domain.layers.text import norm_name
 from app.domain.layers.timeparse import TimeMention
 
@@ -44,6 +45,20 @@ def date_words(m: TimeMention) -> list[str]:
 
 def mention_dict(m: TimeMention) -> dict:
     return dict(m.__dict__)  # = jsonable(m): its fields are str, int, bool or None
+
+
+def turn_mentions(version: str | None, content: str, data: Sequence[dict]) -> tuple[TimeMention, ...] | None:
+    """An event's time mentions as its signal row keeps them (`signal_row`'s `turn`), or None when another
+    graph or resolver version wrote the row (before graph/5 they were the facts' mentions, offsets into a
+    clause) or they do not fit `content` (a row not yet rewritten for it)."""
+    parts = (version or "").split("+")
+    if LAYER_VERSION not in parts or timeparse.LAYER_VERSION not in parts:
+        return None
+    try:
+        out = tuple(TimeMention(**d) for d in data)
+    except TypeError:  # a field another version wrote
+        return None
+    return out if all(content[m.start:m.end] == m.surface for m in out) else None
 
 
 def entity_row(e: Entity) -> dict:
@@ -85,9 +100,11 @@ def edge_row(e: Edge) -> dict:
 
 
 def signal_row(pk: int, speaker: str | None, ents: Sequence[Entity], mentions: Sequence[TimeMention],
-               version: str) -> dict:
+               version: str, turn: Sequence[dict] | None = None) -> dict:
     """One event's graph signals: its entities' names and its dates, and the words a question may
-    use for them (the speaker's own name left out)."""
+    use for them (the speaker's own name left out). `time_mentions`: `turn` when given (the whole
+    turn's time expressions as the fold read them, offsets into its content: what a query's context
+    shows without reading the turn again), else the facts' mentions."""
     words: list[str] = []
     for m in mentions:
         words += date_words(m)
@@ -97,13 +114,15 @@ def signal_row(pk: int, speaker: str | None, ents: Sequence[Entity], mentions: S
             words += [e.name, *e.aliases]
     dates = sorted({date.fromisoformat(m.date) for m in mentions if m.resolved and m.date})
     return {"event_pk": pk, "graph_version": version, "entities": [e.name for e in ents],
-            "resolved_dates": dates, "time_mentions": [mention_dict(m) for m in mentions],
+            "resolved_dates": dates,
+            "time_mentions": list(turn) if turn is not None else [mention_dict(m) for m in mentions],
             "search_extra": " ; ".join(dict.fromkeys(words)) or None}
 
 
 def event_signal(pk: int, speaker: str | None, fps: Iterable[FacetPoint], entities: dict[str, Entity],
-                 version: str) -> dict:
-    """`signal_row` of an event from its facet points (entities and mentions in their order, once)."""
+                 version: str, turn: Sequence[dict] | None = None) -> dict:
+    """`signal_row` of an event from its facet points (entities and mentions in their order, once) and
+    its turn's mentions (`turn`, as `signal_row` takes them)."""
     ents: dict[str, Entity] = {}
     mentions: dict[tuple, TimeMention] = {}
     for fp in fps:
@@ -112,13 +131,13 @@ def event_signal(pk: int, speaker: str | None, fps: Iterable[FacetPoint], entiti
                 ents[en] = entities[en]
         for m in fp.dates:
             mentions.setdefault((m.surface, m.start, m.date), m)
-    return signal_row(pk, speaker, list(ents.values()), list(mentions.values()), version)
+    return signal_row(pk, speaker, list(ents.values()), list(mentions.values()), version, turn)
 
 
-def fragment_rows(frag: GraphFragment, rows: Sequence[tuple[int, str | None]], version: str
-                  ) -> tuple[list[dict], list[dict], list[dict]]:
-    """Graph nodes, edges and per-event signal rows of a whole fragment; `rows`: (event pk, speaker)
-    of every admitted event in time order."""
+def fragment_rows(frag: GraphFragment, rows: Sequence[tuple[int, str | None, Sequence[dict] | None]],
+                  version: str) -> tuple[list[dict], list[dict], list[dict]]:
+    """Graph nodes, edges and per-event signal rows of a whole fragment; `rows`: (event pk, speaker,
+    the turn's time mentions as `signal_row` takes them or None) of every admitted event in time order."""
     fp_ids = {fp.id for fp in frag.facet_points}
     nodes = [entity_row(e) for e in frag.entities]
     nodes += [facet_point_row(fp) for fp in frag.facet_points]
@@ -135,7 +154,8 @@ def fragment_rows(frag: GraphFragment, rows: Sequence[tuple[int, str | None]], v
     per_event: dict[int, list[FacetPoint]] = {}
     for fp in frag.facet_points:
         per_event.setdefault(int(fp.event_id), []).append(fp)
-    return nodes, edges, [event_signal(pk, speaker, per_event.get(pk, ()), names, version) for pk, speaker in rows]
+    return nodes, edges, [event_signal(pk, speaker, per_event.get(pk, ()), names, version, turn)
+                          for pk, speaker, turn in rows]
 
 
 def _canon(row: dict) -> str:

@@ -34,6 +34,7 @@ from functools import lru_cache
 
 from app.domain.event import turn_text
 from app.domain.layers.timediscourse import NO_DISCOURSE, Discourse
+from app.domain.layers.timeparse import TimeMention
 from app.domain.layers.timeturns import resolved_mentions
 
 
@@ -46,6 +47,7 @@ class ContextItem:
     superseded_by: int | None = None  # the later event whose claim replaced this one's
     superseded_at: datetime | None = None  # that event's time, when known
     discourse: Discourse = NO_DISCOURSE  # what earlier turns settled about dates ("the 16th" of which month)
+    mentions: tuple[TimeMention, ...] | None = None  # its dates as the layers read them (then `discourse` is unused)
 
 
 @dataclass(frozen=True)
@@ -87,14 +89,18 @@ _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 
 @lru_cache(maxsize=16384)
-def annotate_dates(content: str, occurred_at: datetime, discourse: Discourse = NO_DISCOURSE) -> str:
+def annotate_dates(content: str, occurred_at: datetime, discourse: Discourse = NO_DISCOURSE,
+                   mentions: tuple[TimeMention, ...] | None = None) -> str:
     """`content` with each relative time expression followed by the date it resolves to against the
     turn's own time: "I went there last Saturday" said on 18 April 2023 ->
     "I went there last Saturday [15 April 2023]"; with `discourse`, also against the dates the turns
-    before it named ("the 16th" after "December 14" is 16 December). Expressions that name their year
+    before it named ("the 16th" after "December 14" is 16 December). `mentions`: the turn's expressions as
+    the layers already resolved them (then neither is read again). Expressions that name their year
     already, and vague ones ("the other day"), are left as they are."""
     out, pos = [], 0
-    for m in resolved_mentions(content, occurred_at, discourse):  # shared with `timeturns.discourses`
+    if mentions is None:
+        mentions = resolved_mentions(content, occurred_at, discourse)  # shared with `timeturns.discourses`
+    for m in mentions:
         if not m.resolved or not m.label or _YEAR.search(m.surface):
             continue
         out.append(content[pos:m.end])
@@ -115,7 +121,7 @@ def render_line(item: ContextItem, dates: bool = True, form: str = "full") -> st
     """The item's line in the context; `dates=False`: without the resolved dates (each " [...]" they
     add only lengthens it: `assemble`'s lower bound is read from this); `form`: its stamp, "full"
     (date and time), "time" (the time alone) or "none" (with `compact_stamps`)."""
-    content = annotate_dates(item.content, item.occurred_at, item.discourse) if dates else item.content
+    content = annotate_dates(item.content, item.occurred_at, item.discourse, item.mentions) if dates else item.content
     body = f"{turn_text(item.speaker, content)}{superseded_note(item)}"
     return body if form == "none" else f"{stamp(item.occurred_at, form == 'time')} {body}"
 
