@@ -303,6 +303,10 @@ def test_graph_job_uses_the_llm_extractor_when_configured(client, make_tenant, e
     assert run.layer_version.endswith("llm_extract/3") and run.stats["extractor"] == "llm"
     assert run.stats["llm"]["llm_chunks"] == 2 and run.stats["llm"]["fallback_chunks"] == 0
     assert "Ana said: Big news: we moved to Denver last month!" in labels
+    # the LLM's facts hold no offsets into the turn: the turn's dates are still the time resolver's, whole-turn
+    with engine.connect() as conn:
+        sig = signals_for(conn, tid, [pks[2]])[pks[2]]
+    assert [(m["surface"], m["start"], m["label"]) for m in sig.time_mentions] == [("last Saturday", 27, "6 May 2023")]
 
 
 @pytest.mark.slow
