@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from app.domain.layers.assertion_context import same_name
-from app.domain.layers.assertion_lexicon import TEAM_HEADS, is_subject
+from app.domain.layers.assertion_lexicon import OCC, TEAM_HEADS, is_subject
 from app.domain.layers.text import LOWER, NOT_NAMES, STOPWORDS, UPPER, norm_name
 
 _UP, _LOW = UPPER, LOWER
@@ -183,11 +183,17 @@ def anchored_claims(event: LayerEvent, found: Sequence["Assertion"], said: Seque
     return out
 
 
-# "my colleague Tomás", "Henrike, a colleague of mine": whoever works with the speaker works where the speaker does
+# "my colleague Tomás", "Henrike, a colleague of mine", "Ines, our new optician": whoever works with the speaker (a
+# colleague, one who holds a title in "our" firm) works where the speaker does
 _COLLEAGUE_NOUN = r"(?:colleague|co-worker|coworker|workmate)"
-_NAME = rf"[{_UP}][\w'’\-]+(?:\s+[{_UP}][\w'’\-]+)?"
+_NAME = rf"(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+)?[{_UP}][\w'’\-]+(?:\s+[{_UP}][\w'’\-]+)?"
+# a title "our" staff holds ("our pharmacist", "our new CTO", "our lab technician"), not a service a household buys in
+_HOUSEHOLD = r"(?!(?:[a-z\-]+\s+)?(?:plumber|electrician|builder|cleaner|nanny|gp|GP|doctor|dentist|vet|solicitor|lawyer|accountant|gardener|childminder|tutor|mechanic|midwife|landlord|landlady|teacher|postman|postie|contractor|consultant|supplier|agent)\b)"
+_STAFF = rf"(?:new\s+|other\s+|usual\s+|first\s+|only\s+)?{_HOUSEHOLD}(?:[a-z\-]+\s+){{0,2}}?(?:{OCC}|[A-Z]{{2,5}})"
 _COLLEAGUE = re.compile(rf"\b(?:[Mm]y|[Oo]ur)\s+(?:new\s+|lovely\s+|fellow\s+)?{_COLLEAGUE_NOUN}s?,?\s+(?P<a>{_NAME})(?![\w'’])"
-                        rf"|(?<![\w'’])(?P<b>{_NAME}),\s+(?:a\s+|my\s+|our\s+)(?:new\s+)?{_COLLEAGUE_NOUN}\b")
+                        rf"|(?<![\w'’])(?P<b>{_NAME})(?:,\s+|\s+\()(?:a\s+|my\s+|our\s+)(?:new\s+)?{_COLLEAGUE_NOUN}\b"
+                        rf"|\b[Oo]ur\s+{_STAFF},\s+(?P<c>{_NAME})(?![\w'’])"
+                        rf"|(?<![\w'’])(?P<d>{_NAME}),\s+our\s+{_STAFF}\b")
 
 
 def colleague_claims(event: LayerEvent, found: Sequence["Assertion"], said: Sequence["Assertion"]) -> list["Assertion"]:
@@ -198,9 +204,10 @@ def colleague_claims(event: LayerEvent, found: Sequence["Assertion"], said: Sequ
         return []
     out: list["Assertion"] = []
     for m in _COLLEAGUE.finditer(event.content):
-        name = (m.group("a") or m.group("b")).removesuffix("'s").removesuffix("’s")
-        if name.split()[0].lower() in NOT_NAMES or any(norm_name(a.entity) == norm_name(name) and a.attribute == "works_at"
-                                                        for a in (*found, *out)):
+        name = (m.group("a") or m.group("b") or m.group("c") or m.group("d")).removesuffix("'s").removesuffix("’s")
+        first = re.sub(r"^(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+", "", name).split()[0]  # "Ms Quillon": the name after the title
+        if first.lower() in NOT_NAMES or any(norm_name(a.entity) == norm_name(name) and a.attribute == "works_at"
+                                             for a in (*found, *out)):
             continue
         out.append(replace(jobs[-1], id=f"{event.id}#{len(found) + len(out)}", event_id=event.id, entity=name,
                            time=event.occurred_at, surface=m.group(0), seq=event.seq, superseded_by=None, valid_from=None))

@@ -1,8 +1,9 @@
 """What one event's rule matches mean together, before the cross-claim step: claims one match implies
 (a named pet is a pet one has), one spelling per kind of pet, a status a noun phrase implies given up
 to the status the same event states ("my partner and I are getting married": engaged, not "in a
-relationship"), a "move" whose subject is a product (a migration, not a residence), and the values of
-the value kinds the rule table adds (occupations in a work frame, numbered addresses).
+relationship"), a "move" whose subject is a product (a migration, not a residence), a place one is moving
+to (not yet where one lives), and the values of the value kinds the rule table adds (occupations in a work
+frame, numbered addresses).
 Pure functions; no I/O.
 """
 from __future__ import annotations
@@ -105,6 +106,9 @@ def settle_found(found: list[Found], speaker: str) -> list[Found]:
     stated = {(g[1], g[3]) for g in out if g[2] == "relationship_status" and not _implied(g)}
     out = [g for g in out if not (g[2] == "relationship_status" and _implied(g)
                                   and any((g[1], s) in stated for s in _STRONGER.get(g[3], ())))]
+    # a place one is moving to is not yet where one lives: "we've bought a house in X and move in June"
+    moving = {(g[1], g[3].lower()) for g in out if g[2] == "moving_to" and not g[5]}
+    out = [g for g in out if not (g[2] == "lives_in" and not g[5] and (g[1], g[3].lower()) in moving)]
     # what one sentence both names and ends is ended: "we've cancelled our trip to Japan" is no trip planned
     ended = {(g[1], g[2], g[3].lower()) for g in out if g[5]}
     return [g for g in out if g[5] or (g[1], g[2], g[3].lower()) not in ended]

@@ -4,7 +4,11 @@
 * a subject one goes somewhere to study ("she's off to Leeds in September to study law");
 * a tool traded for another ("I swapped my Android for an iPhone", "we replaced Trello with Asana");
 * an employer one is about to start at, in any mood ("I'm excited to start at Orbit Freight");
-* a status a divorce or a wedding states ("my divorce came through", "we tied the knot").
+* a status a divorce or a wedding states ("my divorce came through", "we tied the knot");
+* a move said with where it starts, or up or down the country ("we're moving from Orrinford to Tressick": where
+  one is moving and where one lives until then; "he's moving up to Aberdeen"), a home bought or an offer on one
+  accepted (where one is moving), a home named by its owner ("at my aunt Rhoswen's in Brynmor": where the owner lives);
+* an employer named by the shifts worked there ("I'm on nights at Vordale Infirmary").
 
 Read after the rule table and the lexicon (`assertions.ALL_RULES`), so a specific form wins where both
 read the same words. Pure data.
@@ -13,8 +17,8 @@ from __future__ import annotations
 
 import re
 
-from app.domain.layers.assertion_lexicon import _AUX, _CHAIN, _ORG, _PLACE, _TEAM, _TO_COME, HOBBY_NOUNS, ORG_HEADS, VENUES
-from app.domain.layers.assertion_rules import ACTIVITIES, SUBJECT, TOOL
+from app.domain.layers.assertion_lexicon import _AUX, _CHAIN, _ORG, _PLACE, _TEAM, _TO_COME, HOBBY_NOUNS, OCC, ORG_HEADS, VENUES
+from app.domain.layers.assertion_rules import ACTIVITIES, PETS, PROPER, RELATION_NOUNS, SUBJECT, TOOL
 from app.domain.layers.assertion_text import clean_value, in_question
 from app.domain.layers.text import LOWER, UPPER
 
@@ -110,9 +114,9 @@ FORMS += [
 ]
 
 FORMS += [
-    # a home found or secured somewhere is where one is moving: "we've found a place in Wells"
-    ("moving_to", rf"{SUBJECT}{_CHAIN}\s+(?:found|secured|got|signed\s+for|put\s+(?:an\s+)?offer\s+on)\s+(?:a|an|our)\s+(?:new\s+|little\s+)?"
-                  rf"(?:place|flat|house|home|apartment|cottage|room)\s+(?:in|near)\s+{_PLACE}", "place"),
+    # a home found or secured somewhere is where one is moving: "we've found a place in Wells", "we got the flat on Mossop Street"
+    ("moving_to", rf"{SUBJECT}{_CHAIN}\s+(?:found|secured|got|signed\s+for|put\s+(?:an\s+)?offer\s+on)\s+(?:a|an|our|the)\s+(?:[a-z\-]+\s+){{0,2}}?"
+                  rf"(?:place|flat|house|home|apartment|cottage|room|terrace|bungalow)\s+(?:in|near|on)\s+{_PLACE}", "place"),
     # a hobby denied: "I'm not doing pottery any more", "we don't play squash now"
     ("hobby", rf"{SUBJECT}{_CHAIN}\s+(?:not|no\s+longer|never)\s+(?:really\s+)?(?:doing|playing|do|play|going\s+to)\s+(?:any\s+)?"
               rf"(?P<val>{HOBBY_NOUNS}|{ACTIVITIES})\b(?=[^.!?]*\b(?:any\s*more|now|these\s+days|since)\b|\s*[.!,;]|\s*$)", "hobby_negated"),
@@ -168,7 +172,6 @@ FORMS += [
                   r"(?P<val>[a-z\-]+(?:\s+[a-z\-]+){0,2})(?![\w'’])", "title"),
 ]
 
-from app.domain.layers.assertion_lexicon import OCC  # noqa: E402  (the occupations, longest first)
 
 FORMS += [
     # speaking in one's capacity: "As a pharmacist, I'd say no", "Speaking as a nurse, I ..."
@@ -179,7 +182,6 @@ FORMS += [
                  rf"(?:the\s+)?(?P<val>(?-i:{DEPARTMENTS}))(?:\s+(?:team|department|dept))?\b(?![\w'’&\-])", "team"),
 ]
 
-from app.domain.layers.assertion_rules import PETS  # noqa: E402
 
 _COUNTED = r"(?:a|an|one|two|three|four|five|six)\s+(?:[a-z\-]+\s+){0,2}?"
 FORMS += [
@@ -192,6 +194,44 @@ FORMS += [
     # the second pet of a list: "we have a cat and two guinea pigs"
     ("has_pet", rf"{SUBJECT}{_CHAIN}\s+(?:have|has|got|adopted|rescued|own|owns)\s+{_COUNTED}(?:{PETS})(?:s|es)?\s*(?:,\s*(?:and\s+)?|\s+and\s+)"
                 rf"{_COUNTED}(?P<val>{PETS})(?:s|es)?\b", "common"),
+]
+
+
+_MOVE_FROM = rf"from\s+(?:{PROPER})\s+(?:(?:up|down|over|out|across|back)\s+)?to\s+"
+FORMS += [
+    # a move said with where it starts: "we're moving from Orrinford to Tressick", "I'm moving from Leith up to Perth"
+    # (where one is moving, and where one lives until then)
+    ("moving_to", rf"{SUBJECT}{_MOOD}\s+(?:moving|move|relocating|relocate)\s+{_MOVE_FROM}{_PLACE}", "place"),
+    ("lives_in", rf"{SUBJECT}{_MOOD}\s+(?:moving|move|relocating|relocate)\s+from\s+{_PLACE}\s+(?:(?:up|down|over|out|across|back)\s+)?to\s+[{_UPW}]", "place"),
+    # a move up or down the country: "he's moving up to Aberdeen", "I move down to Exeter on the 20th"
+    ("moving_to", rf"{SUBJECT}{_MOOD}\s+(?:moving|move|relocating)\s+(?:up|down|across)\s+to\s+{_PLACE}", "place"),
+]
+
+_KIN_TITLE = r"(?:Aunt|Auntie|Aunty|Uncle|Gran|Granny|Grandma|Grandpa|Nan|Nana|Nanna|Cousin)"
+FORMS += [
+    # one's home named by its owner, visited: "off to my cousin Ilka's in Brynmor", "Christmas at Aunt Rhoswen's in
+    # Lowenna Vale", "back at my mum's in Cwm Tawel" (whose home it is lives there; a shop's name is none of these)
+    ("lives_in", rf"\b(?:to|at|from)\s+(?:(?:(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir|[Yy]our)\s+(?:{RELATION_NOUNS})\s+|{_KIN_TITLE}\s+)"
+                 rf"(?P<subj>[{_UPW}][{_LOW}]{{2,}})|(?P<subj2>(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Yy]our)\s+(?:{RELATION_NOUNS})))"
+                 rf"(?:'s|’s|\s+is)\s+(?:(?:place|house|flat|home|cottage|farm)\s+)?in\s+{_PLACE}", "place"),
+]
+
+FORMS += [
+    # shifts worked somewhere are where one works: "he's moved onto day shifts at Vordale Infirmary", "she's a nurse
+    # on nights at the Royal Kelvane", "I'm doing days at Penmorrow Clinic"
+    ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:[\w\-]+\s+){{0,4}}?shifts?\s+at\s+(?:the\s+)?{_NAMED}(?![\w'’&\.\-])", "proper"),
+    ("works_at", rf"{SUBJECT}{_CHAIN}\s+(?:(?:a|an)\s+[a-z\-]+\s+)?(?:on|doing|working|work|works|finishes|finishing)\s+"
+                 rf"(?:days|nights|weekends|Saturdays|Sundays)\s+at\s+(?:the\s+)?{_NAMED}(?![\w'’&\.\-])", "proper"),
+]
+
+FORMS += [
+    # a home being bought, or an offer on one accepted, is where one is moving: "we're buying a flat in Drelby", "we've had
+    # an offer accepted on a little terrace in Tressick"; one bought is too when the move is still to come ("we've
+    # bought a house in Orrinford and move in June"; without one it is where one lives: `assertion_rules`)
+    ("moving_to", rf"{SUBJECT}{_CHAIN}\s+(?:buying|buy|(?:had|got)\s+(?:an\s+|our\s+)?offer\s+accepted\s+on|bought(?=[^.!?]*[.!?]?[^.!?]*"
+                  r"\b(?:move|moving|keys|complete|completion)\b))\s+(?:a|an|our|my|their)\s+"
+                  r"(?:[a-z\-]+\s+){0,2}?(?:house|flat|home|apartment|place|condo|cottage|bungalow|terrace|semi|maisonette)\s+"
+                  rf"(?:(?:over|out|up|down)\s+)?(?:in|on)\s+{_PLACE}", "place"),
 ]
 
 # "what's your favourite band?" - "mine's Elbow": the answer names the favourite the question asked for

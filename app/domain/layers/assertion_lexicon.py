@@ -108,7 +108,7 @@ _ORG_NAMED = rf"(?:the\s+)?(?P<val>[{_UP}][\w'’&\.\-]*(?:\s+(?:of\s+|&\s+)?[{_
 _SCHOOL_NAMED = (rf"(?:the\s+)?(?P<val>[{_UP}][\w'’&\.\-]*(?:\s+(?:of\s+)?[{_UP}][\w'’&\.\-]*){{0,3}}\s+"
                  rf"(?i:University|College|School|Academy|Institute|Conservatory|High|Primary|Polytechnic)"
                  rf"(?:\s+of\s+[{_UP}][\w'’\-]*(?:\s+[{_UP}][\w'’\-]*)?)?|(?:University|College)\s+of\s+[{_UP}][\w'’\-]*(?:\s+[{_UP}][\w'’\-]*)?)")
-_TITLE = r"(?:(?:a|an|the|their|our|its)\s+)?(?:(?:new|senior|junior|lead|head|only|trainee|qualified|full-time|part-time|freelance|first)\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){0,2})(?![\w'’])"
+_TITLE = r"(?:(?:a|an|the|their|our|its)\s+)?(?:(?:new|senior|junior|lead(?!\s+of\b)|head(?!\s+of\b)|only|trainee|qualified|full-time|part-time|freelance|first)\s+)?(?P<val>[a-z\-]+(?:\s+[a-z\-]+){0,2})(?![\w'’])"
 _TEAM = rf"(?:the\s+|a\s+|our\s+|my\s+)(?P<val>(?:[\w\-]+\s+){{0,2}}(?:{TEAM_NOUN}))\b"
 _SUBJECT = r"(?P<val>[a-z]+(?:\s+[a-z]+){0,2})"
 _NP = r"(?!(?:the\s+way|the\s+fact|the\s+idea|how|what|when|why|where|that|making|being|getting|having|seeing|knowing|helping)\b)(?P<val>[\w'’\-]+(?:\s+[\w'’\-]+){0,4})"

@@ -10,7 +10,7 @@ from datetime import date, datetime
 from app.domain.layers.assertion_rules import MULTI_VALUED_PREFIXES
 from app.domain.layers.text import norm_name
 
-LAYER_VERSION = "assertions/13"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
+LAYER_VERSION = "assertions/14"  # 2: moves, teams, tools, plans and cancellations, dating; Unicode names
 # 3: dated claims (valid_from), questions are not claims, pronouns across turns, value keys of one name's
 #    short and long forms, more change forms (leaving, moving plans, hobbies and clubs given up, switches)
 # 4: elided answers and yes-answers, "here"/"there", "they", "we" of a couple or an organisation, subjects
@@ -44,6 +44,10 @@ LAYER_VERSION = "assertions/13"  # 2: moves, teams, tools, plans and cancellatio
 #     Corin came down from X", "my mum's coming over from X", "Lucía from our sound team", "here in X", "hired X as
 #     Y", saints' names, "seeing a physio", "the new flat in X" said of one's own, a colleague works where the
 #     speaker does, "we're moving to X" is the named partner's move too, a visit is no move (test_layers_stop44_claims)
+# 14: a title held in "our" firm works where the speaker works; a move said with where it starts (and where one lives
+#     until then) or up or down the country; a home named by its owner; shifts worked somewhere; "head of X" kept
+#     whole; a home bought or being bought is where one is moving; filler words before a title dropped
+#     (test_assertions_stop49)
 
 
 @dataclass(frozen=True)

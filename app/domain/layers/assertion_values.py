@@ -25,6 +25,20 @@ def teacher_of(raw: str) -> str | None:
     return f"{w if w[:1].isupper() else w.lower()} teacher"
 
 
+# words before a title that say how one holds it, not what it is: "our other hygienist", "a humble charge nurse",
+# "I'll stay secretary", "still assistant manager"
+_FILLER = frozenset("""a an the our their my your his her new other another still humble lowly best last fully qualified
+    perfectly happy proud very usual current stay do being""".split())
+
+
+def tidy_title(value: str) -> str:
+    """A job title without the words before it that are no part of it ("other backend dev" -> "backend dev")."""
+    words = value.split()
+    while len(words) > 1 and words[0].lower() in _FILLER:
+        words = words[1:]
+    return " ".join(words)
+
+
 def typed_attribute(attribute: str, value: str) -> str | None:
     """The attribute a named value's own head noun says it belongs to, for a verb that takes several
     ("joined X", "with X now"): a school, a club or choir, a team; a tool or product is none of an

@@ -35,6 +35,7 @@ from app.domain.layers.assertion_grammar import clause_subject
 from app.domain.layers.assertion_kinds import read_kind
 from app.domain.layers.assertion_forms import FORM_RULES, favourite_answer, provider_claims
 from app.domain.layers.assertion_lexicon import LEXICON_RULES
+from app.domain.layers.assertion_values import tidy_title
 from app.domain.layers.assertion_text import (CO_SUBJECT, PLACE_PREP, antecedent, clean_value, expand, in_question, names_a_time,
                                               negative_answer, plural_antecedent, vocative)
 from app.domain.layers.events import LayerEvent
@@ -300,6 +301,8 @@ def extract_all(events: Iterable[LayerEvent], context: Sequence[LayerEvent] = ()
                                          and norm_name(a.entity) not in speakers[e.conversation_id] and not SAID_WITH_WE.match(a.surface)),
                                         focus.get(e.conversation_id, ""))
         for a in found:
+            if a.attribute == "job_title" and (tidy := tidy_title(a.value)) != a.value:
+                a = replace(a, value=tidy, value_key=norm_name(tidy))  # "our other hygienist": a hygienist
             if implied_and_known(a.entity_key, a.attribute, a.value, a.surface, said.get((e.conversation_id, a.entity_key), [])) \
                     or names_a_time(a.value):
                 continue  # "my partner" after "we're engaged" restates nothing new; "works at Christmas" names no place
