@@ -37,6 +37,7 @@ def graph(convs: list[list[LayerEvent]], repeat: int) -> None:
     from app.domain.layers.graph_extract import RuleExtractor
     from app.domain.layers.graph_fold import FactFold
     from app.domain.layers.graph_inc import Assembly
+    from app.domain.layers.graph_rows import mention_dict
 
     full = {"delta": False} if "delta" in inspect.signature(Assembly.update).parameters else {}  # (older code)
     read = [(evs, segment_episodes(evs), extract_all(evs)) for evs in convs]
@@ -44,10 +45,10 @@ def graph(convs: list[list[LayerEvent]], repeat: int) -> None:
     for _ in range(repeat):
         for evs, episodes, assertions in read:
             fold = FactFold(graph_fold.LOOKAHEAD, RuleExtractor())
-            for e in evs:
-                fold.add(e)
+            turn = [fold.add(e) for e in evs]  # each turn's time mentions, for its signal row (None: older code)
             asm = Assembly("graph")
-            meta = [(e.id, e.speaker, e.occurred_at.isoformat(), e.seq) for e in evs]
+            meta = [(e.id, e.speaker, e.occurred_at.isoformat(), e.seq) + (() if t is None else ([mention_dict(m) for m in t],))
+                    for e, t in zip(evs, turn)]
             asm.update(meta, fold.closed_facts(), fold.tail_facts(), episodes, assertions, None, **full)
             n, ed, _ = asm.rows()
             nodes, edges = nodes + len(n), edges + len(ed)
